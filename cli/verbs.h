@@ -1,0 +1,10 @@
+#pragma once
+// One function per verb, each in its own verb_<name>.cpp (CLI11 subcom_in_files habit).
+// A verb appears here only once it is implemented.
+#include <CLI/CLI.hpp>
+
+namespace mhcsim::cli {
+
+void setup_hw(CLI::App& app);
+
+}  // namespace mhcsim::cli

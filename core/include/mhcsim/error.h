@@ -1,0 +1,40 @@
+#pragma once
+// One exception type for bad input. It carries the file, line and key so the CLI can print
+// `file:line: key: what is wrong (expected ...)` and exit with code 2 (DeepEP's EPException
+// and FlashMLA's CHECK_CUDA carry their location the same way).
+#include <stdexcept>
+#include <string>
+
+namespace mhcsim {
+
+struct SourceLocation {
+  std::string file;  // empty when the value did not come from a file (e.g. --set)
+  int line = 0;      // 1-based; 0 when unknown
+};
+
+inline constexpr int kExitInputError = 2;
+
+class InputError : public std::runtime_error {
+ public:
+  InputError(std::string key, std::string reason, SourceLocation where = {});
+  const std::string& key() const { return key_; }
+  const std::string& reason() const { return reason_; }
+  const SourceLocation& where() const { return where_; }
+
+ private:
+  std::string key_;
+  std::string reason_;
+  SourceLocation where_;
+};
+
+// Raised by pure functions when a spec is impossible (zero sizes, PP > layers, ...). Same
+// formatting as InputError; the key names the offending spec field.
+class SpecError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
+// Throws SpecError(key, reason) unless `ok`.
+void require(bool ok, const char* key, const std::string& reason);
+
+}  // namespace mhcsim

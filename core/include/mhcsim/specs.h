@@ -1,0 +1,146 @@
+#pragma once
+// Value types describing one configuration. Every quantity's unit is in its name. The cost
+// model, the simulator and the reports are pure functions over these.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "mhcsim/dtype.h"
+
+namespace mhcsim {
+
+struct GpuSpec {
+  std::string name;           // catalog key, e.g. "H800"
+  std::string source;         // datasheet the numbers come from
+  double hbm_bytes = 0;       // usable HBM capacity
+  double hbm_gbps = 0;        // peak HBM bandwidth, GB/s (decimal)
+  double bf16_tflops = 0;     // dense BF16 tensor-core peak
+  double fp8_tflops = 0;      // dense FP8 tensor-core peak
+  double fp32_tflops = 0;     // non-tensor FP32 peak
+  double nvlink_gbps = 0;     // NVLink bandwidth per GPU per direction, GB/s
+  int sm_count = 0;
+  double l2_bytes = 0;
+  double tdp_watts = 0;
+};
+
+struct HardwareSpec {
+  GpuSpec gpu;
+  int gpus_per_node = 8;
+  double nic_gbps_per_gpu = 0;     // inter-node (IB/RoCE) bandwidth per GPU per direction, GB/s
+  double nvlink_latency_us = 0;    // per-message latency (alpha) intra-node
+  double nic_latency_us = 0;       // per-message latency (alpha) inter-node
+  double price_per_gpu_hour = 0;   // USD, for cost reports; 0 = not priced
+};
+
+enum class AttentionKind { MHA, GQA, MQA, MLA };
+enum class ResidualKind { Residual, HC, MHC };
+
+struct ModelSpec {
+  std::string name;
+  int64_t layers = 0;
+  int64_t hidden = 0;
+  int64_t vocab = 0;
+
+  AttentionKind attention = AttentionKind::MHA;
+  int64_t heads = 0;
+  int64_t kv_heads = 0;        // GQA groups; = heads for MHA, 1 for MQA
+  int64_t head_dim = 0;        // per-head dim for MHA/GQA/MQA
+  // MLA (DeepSeek-V2/V3): joint KV compression with decoupled RoPE key.
+  int64_t q_lora_rank = 0;     // 0 = no query compression
+  int64_t kv_lora_rank = 0;    // d_c
+  int64_t qk_nope_head_dim = 0;
+  int64_t qk_rope_head_dim = 0;  // d_h^R
+  int64_t v_head_dim = 0;
+
+  int64_t dense_layers = 0;    // leading layers with a dense FFN (all layers when no experts)
+  int64_t ffn_hidden = 0;      // dense FFN intermediate size (SwiGLU)
+  int64_t routed_experts = 0;  // 0 = dense model
+  int64_t shared_experts = 0;
+  int64_t top_k = 0;
+  int64_t expert_ffn_hidden = 0;
+  int64_t expert_groups = 1;        // n_group for group-limited routing
+  int64_t max_groups_per_token = 1; // topk_group
+
+  ResidualKind residual = ResidualKind::Residual;
+  int64_t mhc_n = 1;           // expansion rate n of the residual stream (1 = plain residual)
+  int64_t sinkhorn_iters = 20; // t_max
+  bool tied_embeddings = false;
+
+  bool is_moe() const { return routed_experts > 0; }
+  int64_t moe_layers() const { return is_moe() ? layers - dense_layers : 0; }
+};
+
+struct PrecisionSpec {
+  DType gemm = DType::BF16;          // tensor-core input precision of the big GEMMs
+  DType activations = DType::BF16;   // stored activations / residual stream
+  DType weights = DType::BF16;       // working copy of the weights
+  DType master_weights = DType::FP32;
+  DType grads = DType::BF16;
+  DType optimizer_states = DType::FP32;  // Adam m and v
+  DType kv_cache = DType::BF16;
+  DType dispatch = DType::BF16;      // MoE dispatch payload (FP8 in DeepSeek-V3, plus scales)
+  DType combine = DType::BF16;       // MoE combine payload
+  int64_t fp8_tile = 128;            // 1x128 activation tiles -> one fp32 scale per 128 elems
+};
+
+enum class Schedule { OneF1B, Interleaved1F1B, ZB1P, DualPipe, DualPipeV };
+
+struct ParallelSpec {
+  int64_t tp = 1;
+  int64_t pp = 1;
+  int64_t dp = 1;
+  int64_t ep = 1;                // expert parallel group size (inside the DP x TP ranks)
+  int64_t max_nodes_per_token = 0;  // node-limited routing (0 = unlimited)
+  Schedule schedule = Schedule::OneF1B;
+  int64_t micro_batches = 1;     // per pipeline per step
+  int64_t virtual_stages = 1;    // chunks per rank for interleaved 1F1B
+  int64_t zero_stage = 0;        // 0..3
+  bool recompute_mhc = true;     // mHC block recompute (paper 4.3.2)
+  int64_t mhc_recompute_block = 0;  // L_r; 0 = optimal from Eq. 20
+  double overlap = 0.8;          // fraction of communication that can hide behind compute
+
+  int64_t world_size() const { return tp * pp * dp; }
+};
+
+enum class WorkloadMode { Train, Serve };
+enum class ServePhase { Decode, Prefill };
+
+struct WorkloadSpec {
+  WorkloadMode mode = WorkloadMode::Train;
+  // training
+  int64_t seq_len = 4096;
+  int64_t micro_batch_seqs = 1;      // sequences per micro-batch
+  double token_budget = 0;           // total training tokens (for GPU-hours / cost)
+  // serving
+  ServePhase phase = ServePhase::Decode;
+  int64_t context_len = 4096;        // KV length per sequence
+  int64_t batch_seqs = 1;            // concurrent sequences per GPU (decode) or per step
+  int64_t kv_block_tokens = 64;      // paged KV cache block size
+  double target_tokens_per_second = 0;  // serving load for GPU sizing; 0 = none
+};
+
+struct Scenario {
+  std::string name;
+  std::string source;                // where the configuration is published
+  std::string path;                  // file it was read from
+  ModelSpec model;
+  HardwareSpec hardware;
+  PrecisionSpec precision;
+  ParallelSpec parallel;
+  WorkloadSpec workload;
+  std::optional<std::string> calibration_path;
+};
+
+std::string_view to_string(AttentionKind k);
+std::string_view to_string(ResidualKind k);
+std::string_view to_string(Schedule s);
+std::string_view to_string(WorkloadMode m);
+std::string_view to_string(ServePhase p);
+std::optional<AttentionKind> parse_attention_kind(std::string_view s);
+std::optional<ResidualKind> parse_residual_kind(std::string_view s);
+std::optional<Schedule> parse_schedule(std::string_view s);
+std::optional<WorkloadMode> parse_workload_mode(std::string_view s);
+std::optional<ServePhase> parse_serve_phase(std::string_view s);
+
+}  // namespace mhcsim

@@ -1,0 +1,70 @@
+// Spellings of the enums as they appear in scenario files, tables and JSON. One table per
+// enum serves both directions.
+#include <array>
+#include <utility>
+
+#include "mhcsim/dtype.h"
+#include "mhcsim/specs.h"
+
+namespace mhcsim {
+namespace {
+
+template <class E, std::size_t N>
+using NameTable = std::array<std::pair<E, std::string_view>, N>;
+
+template <class E, std::size_t N>
+std::string_view name_of(const NameTable<E, N>& table, E value) {
+  for (const auto& [v, name] : table)
+    if (v == value) return name;
+  return "?";
+}
+
+template <class E, std::size_t N>
+std::optional<E> value_of(const NameTable<E, N>& table, std::string_view name) {
+  for (const auto& [v, n] : table)
+    if (n == name) return v;
+  return std::nullopt;
+}
+
+constexpr NameTable<DType, 5> kDTypes{{{DType::FP32, "fp32"}, {DType::BF16, "bf16"},
+                                       {DType::FP16, "fp16"}, {DType::FP8, "fp8"},
+                                       {DType::INT4, "int4"}}};
+constexpr NameTable<AttentionKind, 4> kAttention{{{AttentionKind::MHA, "mha"},
+                                                  {AttentionKind::GQA, "gqa"},
+                                                  {AttentionKind::MQA, "mqa"},
+                                                  {AttentionKind::MLA, "mla"}}};
+constexpr NameTable<ResidualKind, 3> kResidual{
+    {{ResidualKind::Residual, "residual"}, {ResidualKind::HC, "hc"}, {ResidualKind::MHC, "mhc"}}};
+constexpr NameTable<Schedule, 5> kSchedules{{{Schedule::OneF1B, "1f1b"},
+                                             {Schedule::Interleaved1F1B, "interleaved"},
+                                             {Schedule::ZB1P, "zb1p"},
+                                             {Schedule::DualPipe, "dualpipe"},
+                                             {Schedule::DualPipeV, "dualpipev"}}};
+constexpr NameTable<WorkloadMode, 2> kModes{
+    {{WorkloadMode::Train, "train"}, {WorkloadMode::Serve, "serve"}}};
+constexpr NameTable<ServePhase, 2> kPhases{
+    {{ServePhase::Decode, "decode"}, {ServePhase::Prefill, "prefill"}}};
+
+}  // namespace
+
+std::string_view to_string(DType t) { return name_of(kDTypes, t); }
+std::string_view to_string(AttentionKind k) { return name_of(kAttention, k); }
+std::string_view to_string(ResidualKind k) { return name_of(kResidual, k); }
+std::string_view to_string(Schedule s) { return name_of(kSchedules, s); }
+std::string_view to_string(WorkloadMode m) { return name_of(kModes, m); }
+std::string_view to_string(ServePhase p) { return name_of(kPhases, p); }
+
+std::optional<DType> parse_dtype(std::string_view s) { return value_of(kDTypes, s); }
+std::optional<AttentionKind> parse_attention_kind(std::string_view s) {
+  return value_of(kAttention, s);
+}
+std::optional<ResidualKind> parse_residual_kind(std::string_view s) {
+  return value_of(kResidual, s);
+}
+std::optional<Schedule> parse_schedule(std::string_view s) { return value_of(kSchedules, s); }
+std::optional<WorkloadMode> parse_workload_mode(std::string_view s) {
+  return value_of(kModes, s);
+}
+std::optional<ServePhase> parse_serve_phase(std::string_view s) { return value_of(kPhases, s); }
+
+}  // namespace mhcsim

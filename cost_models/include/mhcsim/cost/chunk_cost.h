@@ -1,0 +1,44 @@
+#pragma once
+// The price list that sim/ uses for its ops: the time of one pipeline chunk (one stage's
+// layers for one micro-batch) split into the pieces DeepSeek-V3 overlaps (report 3.2:
+// attention, dispatch all-to-all, MLP, combine all-to-all; backward split into input- and
+// weight-gradient parts). Derived from the model's FLOPs and bytes on the scenario's hardware
+// (or its calibration profile).
+#include <cstdint>
+
+#include "mhcsim/specs.h"
+
+namespace mhcsim::cost {
+
+struct ChunkCost {
+  int64_t layers = 0;                      // transformer layers in this chunk
+  double attn_forward_seconds = 0;         // attention (incl. norms, mHC coefficient math)
+  double mlp_forward_seconds = 0;          // FFN or experts (incl. shared expert)
+  double dispatch_seconds = 0;             // EP all-to-all dispatch, forward (0 without EP)
+  double combine_seconds = 0;              // EP all-to-all combine, forward
+  double attn_backward_input_seconds = 0;  // dgrad
+  double attn_backward_weight_seconds = 0; // wgrad
+  double mlp_backward_input_seconds = 0;
+  double mlp_backward_weight_seconds = 0;
+  double mhc_forward_seconds = 0;          // mHC kernels in this chunk (already inside attn/mlp)
+  double pp_send_bytes = 0;                // activation sent to the next stage (n x hidden for mHC)
+  double pp_send_seconds = 0;
+  double activation_bytes = 0;             // activations kept per micro-batch until backward
+
+  // Compute-only phase times as the pipeline formulas use them (DualPipe README notation).
+  double forward_seconds() const { return attn_forward_seconds + mlp_forward_seconds; }
+  double backward_weight_seconds() const {
+    return attn_backward_weight_seconds + mlp_backward_weight_seconds;
+  }
+  double backward_seconds() const {  // full B = input + weight gradients
+    return attn_backward_input_seconds + mlp_backward_input_seconds + backward_weight_seconds();
+  }
+  // Backward of the EP all-to-all mirrors the forward: combine-grad is a dispatch and vice versa.
+  double a2a_forward_seconds() const { return dispatch_seconds + combine_seconds; }
+};
+
+// One chunk of `layers_per_chunk` layers for one micro-batch of the scenario's workload.
+// Throws SpecError on impossible specs.
+ChunkCost chunk_cost(const Scenario& scenario, int64_t layers_per_chunk);
+
+}  // namespace mhcsim::cost

@@ -1,0 +1,20 @@
+#pragma once
+// Hardware catalog: scenarios/hardware/catalog.toml, embedded in the binary at build time so
+// the data stays a file (with its datasheet sources) but the tool works from any directory.
+#include <string>
+#include <vector>
+
+#include "mhcsim/specs.h"
+
+namespace mhcsim::scenarios {
+
+struct CatalogEntry {
+  GpuSpec gpu;
+  HardwareSpec node;  // default node: gpus_per_node, NICs, latencies, price
+};
+
+const std::vector<CatalogEntry>& hardware_catalog();
+// Throws InputError(key, "unknown GPU 'X' (expected one of ...)") when absent.
+const CatalogEntry& find_gpu(const std::string& name, const std::string& key = "hardware.gpu");
+
+}  // namespace mhcsim::scenarios

@@ -1,0 +1,31 @@
+#pragma once
+// Scenario files (TOML): parse, then validate every key before anything is evaluated
+// (Timeloop's parse / check / evaluate split). Errors are InputError with file, line and key.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "mhcsim/specs.h"
+
+namespace mhcsim::scenarios {
+
+// `key=value` from --set; key is dotted ("parallel.pp"), value is TOML syntax
+// (numbers, true/false, strings with or without quotes).
+struct Override {
+  std::string key;
+  std::string value;
+};
+Override parse_override(const std::string& text);  // throws InputError on "key" without '='
+
+// Reads, applies overrides, validates. Throws InputError `file:line: key: reason`.
+Scenario load_scenario(const std::filesystem::path& path,
+                       const std::vector<Override>& overrides = {});
+Scenario load_scenario_from_string(const std::string& toml_text, const std::string& file_name,
+                                   const std::vector<Override>& overrides = {});
+
+// The scenario the CLI uses when -s is not given.
+std::filesystem::path default_scenario_path();
+// Directory holding the shipped scenarios (MHCSIM_DATA_DIR env var overrides the built-in).
+std::filesystem::path data_dir();
+
+}  // namespace mhcsim::scenarios
