@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "mhcsim/calibration.h"
 #include "mhcsim/dtype.h"
 
 namespace mhcsim {
@@ -99,8 +100,19 @@ struct ParallelSpec {
   bool recompute_mhc = true;     // mHC block recompute (paper 4.3.2)
   int64_t mhc_recompute_block = 0;  // L_r; 0 = optimal from Eq. 20
   double overlap = 0.8;          // fraction of communication that can hide behind compute
+  int64_t extra_stage_layers = 0;  // layer-equivalents for embedding / head / MTP when
+                                   // splitting layers over stages (DeepSeek-V3: 61 + 3 = 64)
 
   int64_t world_size() const { return tp * pp * dp; }
+  // Pipeline stages (chunks) over all ranks: 2 per rank for DualPipe/V, v for interleaved.
+  int64_t stage_count() const {
+    switch (schedule) {
+      case Schedule::DualPipe:
+      case Schedule::DualPipeV: return 2 * pp;
+      case Schedule::Interleaved1F1B: return virtual_stages * pp;
+      default: return pp;
+    }
+  }
 };
 
 enum class WorkloadMode { Train, Serve };
@@ -129,7 +141,8 @@ struct Scenario {
   PrecisionSpec precision;
   ParallelSpec parallel;
   WorkloadSpec workload;
-  std::optional<std::string> calibration_path;
+  std::optional<std::string> calibration_path;   // as given in the file or --calibration
+  std::optional<CalibrationProfile> calibration;  // loaded by the caller (mhcsim_calib)
 };
 
 std::string_view to_string(AttentionKind k);
