@@ -18,11 +18,14 @@ int main(int argc, char** argv) {
   app.fallthrough();
 
   mhcsim::cli::setup_hw(app);
+  mhcsim::cli::setup_scenario(app);
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help / --version exit 0; a bad flag or value is an input error like a bad scenario.
+    const int code = app.exit(e);
+    return code == 0 ? 0 : mhcsim::kExitInputError;
   } catch (const mhcsim::InputError& e) {
     std::cerr << "mhcsim: " << e.what() << "\n";
     return mhcsim::kExitInputError;

@@ -6,5 +6,6 @@
 namespace mhcsim::cli {
 
 void setup_hw(CLI::App& app);
+void setup_scenario(CLI::App& app);
 
 }  // namespace mhcsim::cli

@@ -27,6 +27,7 @@ struct GpuSpec {
 
 struct HardwareSpec {
   GpuSpec gpu;
+  int64_t gpus = 0;                // GPUs in the job (= tp x pp x dp)
   int gpus_per_node = 8;
   double nic_gbps_per_gpu = 0;     // inter-node (IB/RoCE) bandwidth per GPU per direction, GB/s
   double nvlink_latency_us = 0;    // per-message latency (alpha) intra-node
@@ -93,6 +94,7 @@ struct ParallelSpec {
   int64_t dp = 1;
   int64_t ep = 1;                // expert parallel group size (inside the DP x TP ranks)
   int64_t max_nodes_per_token = 0;  // node-limited routing (0 = unlimited)
+  int64_t redundant_experts = 0;    // extra replicas of hot experts (DeepSeek-V3 serving: 32)
   Schedule schedule = Schedule::OneF1B;
   int64_t micro_batches = 1;     // per pipeline per step
   int64_t virtual_stages = 1;    // chunks per rank for interleaved 1F1B
@@ -104,6 +106,7 @@ struct ParallelSpec {
                                    // splitting layers over stages (DeepSeek-V3: 61 + 3 = 64)
 
   int64_t world_size() const { return tp * pp * dp; }
+  int64_t chunks_per_rank() const { return stage_count() / pp; }
   // Pipeline stages (chunks) over all ranks: 2 per rank for DualPipe/V, v for interleaved.
   int64_t stage_count() const {
     switch (schedule) {

@@ -9,8 +9,9 @@
 namespace mhcsim::scenarios {
 
 struct CatalogEntry {
+  std::string key;    // "H800": what scenarios write in hardware.gpu
   GpuSpec gpu;
-  HardwareSpec node;  // default node: gpus_per_node, NICs, latencies, price
+  HardwareSpec node;  // default node: this GPU, gpus_per_node, NICs, latencies, price
 };
 
 const std::vector<CatalogEntry>& hardware_catalog();

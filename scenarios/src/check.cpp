@@ -1,0 +1,180 @@
+#include "check.h"
+
+#include <filesystem>
+
+#include <fmt/format.h>
+
+namespace mhcsim::scenarios {
+
+SourceLocation KeyLocations::at(const std::string& key) const {
+  const auto it = where_.find(key);
+  return it == where_.end() ? SourceLocation{file_, 0} : it->second;
+}
+
+namespace {
+
+struct Checker {
+  const KeyLocations& keys;
+  void require(bool ok, const std::string& key, const std::string& reason) const {
+    if (!ok) throw InputError(key, reason, keys.at(key));
+  }
+};
+
+void check_attention(ModelSpec& m, const Checker& c) {
+  switch (m.attention) {
+    case AttentionKind::MHA:
+      if (!c.keys.has("model.kv_heads")) m.kv_heads = m.heads;
+      c.require(m.kv_heads == m.heads, "model.kv_heads",
+                fmt::format("MHA needs kv_heads == heads ({} != {}; use attention = \"gqa\")",
+                            m.kv_heads, m.heads));
+      break;
+    case AttentionKind::MQA:
+      if (!c.keys.has("model.kv_heads")) m.kv_heads = 1;
+      c.require(m.kv_heads == 1, "model.kv_heads", "MQA has exactly one KV head");
+      break;
+    case AttentionKind::GQA:
+      c.require(c.keys.has("model.kv_heads"), "model.kv_heads", "missing (GQA needs the KV group count)");
+      c.require(m.heads % m.kv_heads == 0, "model.kv_heads",
+                fmt::format("heads {} is not a multiple of kv_heads {}", m.heads, m.kv_heads));
+      break;
+    case AttentionKind::MLA:
+      for (const auto& [key, v] : {std::pair{"model.kv_lora_rank", m.kv_lora_rank},
+                                   std::pair{"model.qk_nope_head_dim", m.qk_nope_head_dim},
+                                   std::pair{"model.qk_rope_head_dim", m.qk_rope_head_dim},
+                                   std::pair{"model.v_head_dim", m.v_head_dim}})
+        c.require(v > 0, key, "missing or zero (MLA needs it, expected integer > 0)");
+      m.kv_heads = 1;  // one latent "head" shared by all query heads
+      if (m.head_dim == 0) m.head_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
+      return;
+  }
+  c.require(m.head_dim > 0, "model.head_dim", "missing (expected integer > 0 for MHA/GQA/MQA)");
+}
+
+void check_ffn(ModelSpec& m, const Checker& c) {
+  if (!m.is_moe()) {
+    c.require(m.top_k == 0, "model.moe.top_k", "set without routed experts (model.moe.routed_experts = 0)");
+    m.dense_layers = m.layers;
+  } else {
+    c.require(m.top_k >= 1, "model.moe.top_k", "missing or zero (expected integer >= 1 with routed experts)");
+    c.require(m.top_k <= m.routed_experts, "model.moe.top_k",
+              fmt::format("top-k {} exceeds routed experts {}", m.top_k, m.routed_experts));
+    c.require(m.expert_ffn_hidden > 0, "model.moe.expert_ffn_hidden", "missing (expected integer > 0)");
+    c.require(m.routed_experts % m.expert_groups == 0, "model.moe.groups",
+              fmt::format("{} routed experts do not split into {} groups", m.routed_experts, m.expert_groups));
+    c.require(m.max_groups_per_token <= m.expert_groups, "model.moe.max_groups_per_token",
+              fmt::format("{} exceeds the {} groups", m.max_groups_per_token, m.expert_groups));
+    c.require(m.dense_layers < m.layers, "model.dense_layers",
+              fmt::format("{} dense layers leave no MoE layer of {}", m.dense_layers, m.layers));
+  }
+  if (m.dense_layers > 0)
+    c.require(m.ffn_hidden > 0, "model.ffn_hidden", "missing (dense FFN layers need it, expected integer > 0)");
+}
+
+void check_mhc(ModelSpec& m, const Checker& c) {
+  if (!c.keys.has("model.mhc.kind") && m.mhc_n > 1) m.residual = ResidualKind::MHC;
+  if (m.residual == ResidualKind::Residual)
+    c.require(m.mhc_n == 1, "model.mhc.n", "a plain residual has n = 1 (set model.mhc.kind = \"mhc\" or \"hc\")");
+}
+
+void check_parallel(Scenario& s, const Checker& c) {
+  auto& p = s.parallel;
+  const auto& m = s.model;
+  c.require(m.heads % p.tp == 0, "parallel.tp",
+            fmt::format("{} attention heads do not split over TP {}", m.heads, p.tp));
+  c.require(p.pp <= m.layers, "parallel.pp", fmt::format("PP {} exceeds {} layers", p.pp, m.layers));
+
+  const bool dual = p.schedule == Schedule::DualPipe || p.schedule == Schedule::DualPipeV;
+  if (p.schedule == Schedule::DualPipe)
+    c.require(p.pp % 2 == 0, "parallel.pp", fmt::format("DualPipe needs an even number of ranks (got PP {})", p.pp));
+  if (dual) {
+    c.require(p.micro_batches >= 2 * p.pp, "parallel.micro_batches",
+              fmt::format("{} needs micro_batches >= 2 x PP = {} (got {})", to_string(p.schedule),
+                          2 * p.pp, p.micro_batches));
+    if (p.schedule == Schedule::DualPipe)
+      c.require(p.micro_batches % 2 == 0, "parallel.micro_batches",
+                fmt::format("DualPipe splits micro-batches over two directions: needs an even count (got {})",
+                            p.micro_batches));
+  }
+  if (p.schedule == Schedule::Interleaved1F1B) {
+    c.require(p.virtual_stages >= 2, "parallel.virtual_stages",
+              "interleaved 1F1B needs at least 2 chunks per rank (expected integer >= 2)");
+    c.require(p.micro_batches % p.pp == 0, "parallel.micro_batches",
+              fmt::format("interleaved 1F1B needs micro_batches divisible by PP {} (got {})", p.pp,
+                          p.micro_batches));
+  } else {
+    c.require(!c.keys.has("parallel.virtual_stages") || p.virtual_stages == 1, "parallel.virtual_stages",
+              "only the interleaved schedule uses virtual stages");
+  }
+  if (s.hardware.gpus > 0 && !c.keys.has("parallel.dp")) {
+    c.require(s.hardware.gpus % (p.tp * p.pp) == 0, "hardware.gpus",
+              fmt::format("{} GPUs do not split into TP {} x PP {}", s.hardware.gpus, p.tp, p.pp));
+    p.dp = s.hardware.gpus / (p.tp * p.pp);
+  } else if (s.hardware.gpus == 0) {
+    s.hardware.gpus = p.world_size();
+  }
+  c.require(s.hardware.gpus == p.world_size(), "hardware.gpus",
+            fmt::format("{} GPUs != TP {} x PP {} x DP {} = {}", s.hardware.gpus, p.tp, p.pp, p.dp,
+                        p.world_size()));
+  const int64_t stages = p.stage_count();
+  const int64_t stage_layers = m.layers + p.extra_stage_layers;
+  c.require(stage_layers % stages == 0, "parallel.pp",
+            fmt::format("model.layers {} + parallel.extra_stage_layers {} = {} is not divisible by the "
+                        "{} pipeline stages ({} ranks x {} chunks, schedule {})",
+                        m.layers, p.extra_stage_layers, stage_layers, stages, p.pp,
+                        p.chunks_per_rank(), to_string(p.schedule)));
+
+  if (!m.is_moe()) {
+    c.require(p.ep == 1, "parallel.ep", "expert parallelism needs routed experts (model.moe.routed_experts)");
+    c.require(p.redundant_experts == 0, "parallel.redundant_experts", "set without routed experts");
+  } else {
+    c.require(p.ep <= m.routed_experts, "parallel.ep",
+              fmt::format("EP {} is larger than the {} routed experts", p.ep, m.routed_experts));
+    const int64_t slots = m.routed_experts + p.redundant_experts;
+    c.require(slots % p.ep == 0, "parallel.ep",
+              fmt::format("{} routed + {} redundant experts do not split evenly over EP {}",
+                          m.routed_experts, p.redundant_experts, p.ep));
+    c.require((p.dp * p.tp) % p.ep == 0, "parallel.ep",
+              fmt::format("EP {} must divide the DP x TP = {} ranks of a stage", p.ep, p.dp * p.tp));
+  }
+  c.require(p.zero_stage == 0 || p.dp > 1 || !c.keys.has("parallel.zero_stage"), "parallel.zero_stage",
+            "ZeRO shards over data parallelism: needs parallel.dp > 1");
+}
+
+void check_precision(const Scenario& s, const Checker& c) {
+  const auto& pr = s.precision;
+  if (pr.gemm == DType::FP8)
+    c.require(s.hardware.gpu.fp8_tflops > 0, "precision.gemm",
+              fmt::format("{} has no FP8 tensor cores (expected bf16 or fp16)", s.hardware.gpu.name));
+  c.require(pr.gemm != DType::INT4 && pr.gemm != DType::FP32, "precision.gemm",
+            "expected fp8, bf16 or fp16 for tensor-core GEMMs");
+  for (const auto& [key, t] : {std::pair{"precision.master_weights", pr.master_weights},
+                               std::pair{"precision.optimizer_states", pr.optimizer_states}})
+    c.require(t != DType::INT4, key, "int4 is only supported for the KV cache and weights at serving");
+}
+
+void check_calibration(Scenario& s, const Checker& c) {
+  if (!s.calibration_path) return;
+  namespace fs = std::filesystem;
+  fs::path p(*s.calibration_path);
+  const auto where = c.keys.at("calibration.profile");
+  if (p.is_relative() && !where.file.empty() && where.file != "--set")
+    p = fs::path(where.file).parent_path() / p;
+  c.require(fs::is_regular_file(p), "calibration.profile",
+            fmt::format("file not found: {}", p.string()));
+  s.calibration_path = p.string();
+}
+
+}  // namespace
+
+void complete_and_check(Scenario& s, const KeyLocations& keys) {
+  const Checker c{keys};
+  check_attention(s.model, c);
+  check_ffn(s.model, c);
+  check_mhc(s.model, c);
+  check_parallel(s, c);
+  check_precision(s, c);
+  check_calibration(s, c);
+  if (s.model.name.empty()) s.model.name = s.name;
+}
+
+}  // namespace mhcsim::scenarios

@@ -1,0 +1,58 @@
+#include "mhcsim/scenarios/describe.h"
+
+namespace mhcsim::scenarios {
+
+nlohmann::json to_json(const Scenario& s) {
+  const auto& m = s.model;
+  const auto& h = s.hardware;
+  const auto& pr = s.precision;
+  const auto& p = s.parallel;
+  const auto& w = s.workload;
+  auto dt = [](DType t) { return std::string(to_string(t)); };
+  return {
+      {"name", s.name},
+      {"source", s.source},
+      {"path", s.path},
+      {"model",
+       {{"name", m.name}, {"layers", m.layers}, {"hidden", m.hidden}, {"vocab", m.vocab},
+        {"attention", std::string(to_string(m.attention))}, {"heads", m.heads},
+        {"kv_heads", m.kv_heads}, {"head_dim", m.head_dim}, {"q_lora_rank", m.q_lora_rank},
+        {"kv_lora_rank", m.kv_lora_rank}, {"qk_nope_head_dim", m.qk_nope_head_dim},
+        {"qk_rope_head_dim", m.qk_rope_head_dim}, {"v_head_dim", m.v_head_dim},
+        {"dense_layers", m.dense_layers}, {"ffn_hidden", m.ffn_hidden},
+        {"routed_experts", m.routed_experts}, {"shared_experts", m.shared_experts},
+        {"top_k", m.top_k}, {"expert_ffn_hidden", m.expert_ffn_hidden},
+        {"expert_groups", m.expert_groups}, {"max_groups_per_token", m.max_groups_per_token},
+        {"residual", std::string(to_string(m.residual))}, {"mhc_n", m.mhc_n},
+        {"sinkhorn_iters", m.sinkhorn_iters}}},
+      {"hardware",
+       {{"gpu", h.gpu.name}, {"gpus", h.gpus}, {"gpus_per_node", h.gpus_per_node},
+        {"hbm_bytes", h.gpu.hbm_bytes}, {"hbm_gbps", h.gpu.hbm_gbps},
+        {"bf16_tflops", h.gpu.bf16_tflops}, {"fp8_tflops", h.gpu.fp8_tflops},
+        {"nvlink_gbps_per_direction", h.gpu.nvlink_gbps}, {"nic_gbps_per_gpu", h.nic_gbps_per_gpu},
+        {"nvlink_latency_us", h.nvlink_latency_us}, {"nic_latency_us", h.nic_latency_us},
+        {"price_per_gpu_hour", h.price_per_gpu_hour}}},
+      {"precision",
+       {{"gemm", dt(pr.gemm)}, {"activations", dt(pr.activations)}, {"weights", dt(pr.weights)},
+        {"master_weights", dt(pr.master_weights)}, {"grads", dt(pr.grads)},
+        {"optimizer_states", dt(pr.optimizer_states)}, {"kv_cache", dt(pr.kv_cache)},
+        {"dispatch", dt(pr.dispatch)}, {"combine", dt(pr.combine)}, {"fp8_tile", pr.fp8_tile}}},
+      {"parallel",
+       {{"tp", p.tp}, {"pp", p.pp}, {"dp", p.dp}, {"ep", p.ep},
+        {"max_nodes_per_token", p.max_nodes_per_token}, {"redundant_experts", p.redundant_experts},
+        {"schedule", std::string(to_string(p.schedule))}, {"micro_batches", p.micro_batches},
+        {"virtual_stages", p.virtual_stages}, {"stages", p.stage_count()},
+        {"zero_stage", p.zero_stage}, {"recompute_mhc", p.recompute_mhc},
+        {"mhc_recompute_block", p.mhc_recompute_block}, {"overlap", p.overlap},
+        {"extra_stage_layers", p.extra_stage_layers}}},
+      {"workload",
+       {{"mode", std::string(to_string(w.mode))}, {"seq_len", w.seq_len},
+        {"micro_batch_seqs", w.micro_batch_seqs}, {"token_budget", w.token_budget},
+        {"phase", std::string(to_string(w.phase))}, {"context_len", w.context_len},
+        {"batch_seqs", w.batch_seqs}, {"kv_block_tokens", w.kv_block_tokens},
+        {"target_tokens_per_second", w.target_tokens_per_second}}},
+      {"calibration_profile", s.calibration_path ? nlohmann::json(*s.calibration_path) : nullptr},
+  };
+}
+
+}  // namespace mhcsim::scenarios

@@ -1,0 +1,49 @@
+#include "fields.h"
+
+namespace mhcsim::scenarios {
+
+SourceLocation location_of(const toml::node& node, const std::string& fallback_file) {
+  const auto& src = node.source();
+  std::string file = src.path ? *src.path : fallback_file;
+  // Values injected by --set carry no file line worth printing.
+  const int line = file == "--set" ? 0 : static_cast<int>(src.begin.line);
+  return {std::move(file), line};
+}
+
+std::string_view type_name(const toml::node& node) {
+  switch (node.type()) {
+    case toml::node_type::table: return "a table";
+    case toml::node_type::array: return "an array";
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a float";
+    case toml::node_type::boolean: return "a boolean";
+    default: return "a date/time";
+  }
+}
+
+namespace {
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+}  // namespace
+
+std::string closest_key(std::string_view key, const std::vector<std::string>& known) {
+  const std::string* best = nullptr;
+  size_t best_d = 4;  // suggest only near misses
+  for (const auto& k : known) {
+    const size_t d = edit_distance(key, k);
+    if (d < best_d) best_d = d, best = &k;
+  }
+  return best ? fmt::format(" (did you mean '{}'?)", *best) : std::string();
+}
+
+}  // namespace mhcsim::scenarios
