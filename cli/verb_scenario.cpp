@@ -6,21 +6,38 @@
 #include "common.h"
 #include "mhcsim/reports/table.h"
 #include "mhcsim/scenarios/describe.h"
+#include "mhcsim/scenarios/load.h"
 #include "mhcsim/units.h"
 #include "verbs.h"
 
 namespace mhcsim::cli {
+namespace {
+void print_keys(bool json) {
+  const auto keys = scenarios::scenario_keys();
+  if (json) {
+    nlohmann::json doc = nlohmann::json::array();
+    for (const auto& k : keys) doc.push_back({{"key", k.key}, {"expected", k.expected}, {"required", k.required}});
+    return print_json(doc);
+  }
+  reports::Table t("scenario keys", {{"key", "key"}, {"expected", "expected"}, {"required", "required"}});
+  for (const auto& k : keys) t.add_row({k.key, k.expected, std::string(k.required ? "yes" : "")});
+  t.print_text(std::cout);
+}
+}  // namespace
 
 void setup_scenario(CLI::App& app) {
   struct Options {
     ScenarioOptions scn;
     OutputOptions out;
+    bool keys = false;
   };
   auto opts = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("scenario", "Validate a scenario file and print its configuration");
   add_scenario_options(*cmd, opts->scn);
   add_output_options(*cmd, opts->out);
+  cmd->add_flag("--keys", opts->keys, "List every key a scenario file may hold and what it expects");
   cmd->callback([opts] {
+    if (opts->keys) return print_keys(opts->out.json);
     const Scenario s = load_scenario(opts->scn);
     if (opts->out.json) return print_json(scenarios::to_json(s));
     const auto& m = s.model;

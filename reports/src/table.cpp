@@ -62,13 +62,19 @@ void Table::print_text(std::ostream& out) const {
       text[r].push_back(cell_text(rows_[r][c], columns_[c].precision, columns_[c].text_scale));
       width[c] = std::max(width[c], text[r][c].size());
     }
-  out << "# " << title_ << "\n#";
+  // Text columns align left, numbers right (nccl-tests habit).
+  std::vector<bool> left(columns_.size(), false);
   for (size_t c = 0; c < columns_.size(); ++c)
-    out << fmt::format(" {:>{}}", columns_[c].header, width[c]);
+    left[c] = !rows_.empty() && std::holds_alternative<std::string>(rows_[0][c]);
+  auto cell = [&](const std::string& s, size_t c) {
+    return left[c] ? fmt::format(" {:<{}}", s, width[c]) : fmt::format(" {:>{}}", s, width[c]);
+  };
+  out << "# " << title_ << "\n#";
+  for (size_t c = 0; c < columns_.size(); ++c) out << cell(columns_[c].header, c);
   out << "\n";
   for (const auto& row : text) {
     out << " ";
-    for (size_t c = 0; c < columns_.size(); ++c) out << fmt::format(" {:>{}}", row[c], width[c]);
+    for (size_t c = 0; c < columns_.size(); ++c) out << cell(row[c], c);
     out << "\n";
   }
 }

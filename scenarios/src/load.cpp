@@ -96,6 +96,12 @@ Scenario load_scenario(const std::filesystem::path& path, const std::vector<Over
   return load_scenario_from_string(text.str(), path.string(), overrides);
 }
 
+std::vector<KeyInfo> scenario_keys() {
+  std::vector<KeyInfo> keys;
+  for (const auto& f : scenario_schema()) keys.push_back({f.key, f.expected, f.required});
+  return keys;
+}
+
 std::filesystem::path data_dir() {
   if (const char* env = std::getenv("MHCSIM_DATA_DIR"); env && *env) return env;
   return MHCSIM_BUILTIN_DATA_DIR;

@@ -23,6 +23,14 @@ Scenario load_scenario(const std::filesystem::path& path,
 Scenario load_scenario_from_string(const std::string& toml_text, const std::string& file_name,
                                    const std::vector<Override>& overrides = {});
 
+// Every key a scenario may hold, with what it expects ("integer in [1, 4096]"), in schema order.
+struct KeyInfo {
+  std::string key;
+  std::string expected;
+  bool required = false;
+};
+std::vector<KeyInfo> scenario_keys();
+
 // The scenario the CLI uses when -s is not given.
 std::filesystem::path default_scenario_path();
 // Directory holding the shipped scenarios (MHCSIM_DATA_DIR env var overrides the built-in).
