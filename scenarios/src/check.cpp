@@ -159,8 +159,9 @@ void check_calibration(Scenario& s, const Checker& c) {
   const auto where = c.keys.at("calibration.profile");
   if (p.is_relative() && !where.file.empty() && where.file != "--set")
     p = fs::path(where.file).parent_path() / p;
-  c.require(fs::is_regular_file(p), "calibration.profile",
-            fmt::format("file not found: {}", p.string()));
+  std::error_code ec;  // the non-throwing overload: a name too long is "not found", not a crash
+  c.require(fs::is_regular_file(p, ec), "calibration.profile",
+            fmt::format("file not found: {}{}", p.string(), ec ? " (" + ec.message() + ")" : ""));
   s.calibration_path = p.string();
 }
 
