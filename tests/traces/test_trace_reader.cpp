@@ -1,0 +1,116 @@
+// The streaming Chrome-trace reader (issue 8): Kineto's object form and the bare-array form,
+// nested args skipped, non-complete events ignored, every malformed event named by index, and
+// gzip read through the same path (one member, concatenated members, truncated data).
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "mhcsim/error.h"
+#include "mhcsim/traces/chrome_trace.h"
+#include "trace_helpers.h"
+
+using namespace mhcsim;
+using namespace mhcsim::traces;
+
+namespace {
+
+std::vector<TraceEvent> read_all(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<TraceEvent> out;
+  read_chrome_trace(in, "t.json", [&](const TraceEvent& e) { out.push_back(e); });
+  return out;
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    read_all(text);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  FAIL("no InputError for: " << text);
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("reader: Kineto object form, only complete events, nested args skipped") {
+  const std::string text = R"({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "H800"}],
+    "traceEvents": [
+      {"ph": "X", "cat": "kernel", "name": "flash_fwd_kernel", "pid": 0, "tid": 7, "ts": 10.5, "dur": 4,
+       "args": {"grid": [132, 1, 1], "stream": 7, "nested": {"ts": 999, "dur": -1}}},
+      {"ph": "M", "name": "process_name", "pid": 0, "args": {"name": "GPU 0"}},
+      {"ph": "i", "name": "marker", "pid": 0, "tid": 7, "ts": 11},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": "host", "tid": "thread 3", "ts": 1, "dur": 0}
+    ],
+    "traceName": "x"})";
+  const auto events = read_all(text);
+  REQUIRE(events.size() == 2);
+  CHECK(events[0].name == "flash_fwd_kernel");
+  CHECK(events[0].cat == "kernel");
+  CHECK(events[0].pid == "0");
+  CHECK(events[0].tid == "7");
+  CHECK(events[0].ts_us == 10.5);
+  CHECK(events[0].dur_us == 4);
+  CHECK(events[1].pid == "host");
+  CHECK(events[1].tid == "thread 3");
+  CHECK(events[1].dur_us == 0);
+}
+
+TEST_CASE("reader: JSON Array Format and an empty events array") {
+  CHECK(read_all(R"([{"ph":"X","name":"k","pid":1,"tid":2,"ts":0,"dur":1}])").size() == 1);
+  CHECK(read_all(R"({"traceEvents": []})").empty());
+}
+
+TEST_CASE("reader: counts events and complete events") {
+  std::istringstream in(R"({"traceEvents":[{"ph":"X","name":"a","ts":0,"dur":1},{"ph":"B","name":"b","ts":0}]})");
+  const auto stats = read_chrome_trace(in, "t.json", [](const TraceEvent&) {});
+  CHECK(stats.events == 2);
+  CHECK(stats.complete_events == 1);
+}
+
+TEST_CASE("reader: malformed traces are InputErrors naming the file and key") {
+  using Catch::Matchers::Contains;
+  CHECK_THAT(error_of(R"({"displayTimeUnit": "ms"})"), Contains("t.json: traceEvents: missing"));
+  CHECK_THAT(error_of(R"({"traceEvents": {"ph": "X"}})"), Contains("traceEvents: expected an array of events (got an object)"));
+  CHECK_THAT(error_of(R"({"traceEvents": 3})"), Contains("traceEvents: expected an array"));
+  CHECK_THAT(error_of(R"({"traceEvents": [{"ph":"X","name":"a","ts":0,"dur":1},{"ph":"X","name":"b","ts":0,"dur":"5"}]})"),
+             Contains("traceEvents[1].dur: expected a number of microseconds (got a string)"));
+  CHECK_THAT(error_of(R"({"traceEvents": [{"ph":"X","name":"b","ts":0}]})"), Contains("traceEvents[0].dur: expected a number"));
+  CHECK_THAT(error_of(R"({"traceEvents": [{"ph":"X","name":"b","ts":0,"dur":-2}]})"), Contains("traceEvents[0].dur: -2 is out of range"));
+  CHECK_THAT(error_of(R"({"traceEvents": [{"ph":"X","name":"b","ts":1e999,"dur":2}]})"), Contains("not valid JSON: number overflow"));
+  CHECK_THAT(error_of(R"({"traceEvents": [{"ph":"X","name":"b","ts":0,"dur":1})"), Contains("t.json: not valid JSON"));
+  CHECK_THAT(error_of(""), Contains("not valid JSON"));
+}
+
+TEST_CASE("reader: gzip is detected by its magic bytes and gives the same events") {
+  const std::string text = test::small_trace_text();
+  const auto plain = read_all(text);
+  const auto gz = read_all(test::gzip(text));
+  REQUIRE(gz.size() == plain.size());
+  for (size_t i = 0; i < gz.size(); ++i) {
+    CHECK(gz[i].name == plain[i].name);
+    CHECK(gz[i].ts_us == plain[i].ts_us);
+    CHECK(gz[i].dur_us == plain[i].dur_us);
+  }
+  // Concatenated members (cat a.gz b.gz) decode as one stream, as gzip(1) does.
+  const std::string half = text.substr(0, text.size() / 2);
+  CHECK(read_all(test::gzip(half) + test::gzip(text.substr(half.size()))).size() == plain.size());
+}
+
+TEST_CASE("reader: corrupt or truncated gzip is an InputError, not a JSON error") {
+  using Catch::Matchers::Contains;
+  const std::string gz = test::gzip(test::small_trace_text());
+  CHECK_THAT(error_of(gz.substr(0, gz.size() / 2)), Contains("truncated gzip stream"));
+  std::string corrupt = gz;
+  corrupt[10] = static_cast<char>(0xff);  // first deflate block header: reserved block type 11
+  CHECK_THAT(error_of(corrupt), Contains("corrupt gzip data"));
+}
+
+TEST_CASE("reader: a missing file is an InputError") {
+  try {
+    read_chrome_trace_file("/nonexistent/trace.json", [](const TraceEvent&) {});
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK_THAT(std::string(e.what()), Catch::Matchers::Contains("/nonexistent/trace.json: cannot open trace file"));
+  }
+}

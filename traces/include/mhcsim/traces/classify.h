@@ -1,0 +1,60 @@
+#pragma once
+// Op classes of the model (the pieces DeepSeek-V3 overlaps, report 3.2, plus the mHC kernels)
+// and the kernel-name patterns that map a trace's events onto them. Patterns are ECMAScript
+// regexes matched case-insensitively anywhere in the name, tried in class order; the first
+// match wins and an unmatched kernel is "other_compute". Defaults cover Kineto traces of
+// FlashAttention / FlashMLA, DeepGEMM / grouped GEMMs, DeepEP, NCCL and mhcsim's own trace;
+// a patterns file (TOML or JSON) replaces any of them.
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <regex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace mhcsim::traces {
+
+enum class OpClass : uint8_t {
+  Mhc,           // mHC coefficient / Sinkhorn / F_post,res kernels
+  Dispatch,      // MoE all-to-all dispatch
+  Combine,       // MoE all-to-all combine
+  PpComm,        // pipeline send / recv
+  OtherComm,     // other collectives (DP all-reduce, all-gather, memcpy)
+  Attention,
+  Mlp,           // dense FFN and MoE expert GEMMs
+  OtherCompute,  // every kernel no pattern matched
+};
+inline constexpr size_t kOpClasses = 8;
+std::string_view to_string(OpClass c);
+std::optional<OpClass> parse_op_class(std::string_view s);
+bool is_communication(OpClass c);
+
+struct ClassPatterns {
+  std::array<std::string, kOpClasses> pattern;  // per class; empty = never matches
+  std::vector<std::string> ignore_categories;   // events of these `cat`s are not kernels
+};
+ClassPatterns default_patterns();
+
+// Reads a patterns file over the defaults: TOML (`[patterns] attention = "flash|attn"`,
+// `ignore_categories = [...]`) or JSON with the same keys (chosen by the .json extension).
+// Throws InputError `file: key: reason` on unknown classes, wrong types or invalid regexes.
+ClassPatterns load_patterns(const std::filesystem::path& path);
+
+// Compiles the patterns once and caches the class of each distinct kernel name (traces repeat
+// a few hundred names millions of times); the cache is capped so memory stays bounded.
+class Classifier {
+ public:
+  explicit Classifier(const ClassPatterns& patterns);  // throws InputError on a bad regex
+  // nullopt: an ignored category (CPU op, annotation, ...), not a kernel.
+  std::optional<OpClass> classify(const std::string& name, const std::string& cat);
+
+ private:
+  std::array<std::optional<std::regex>, kOpClasses> regex_;
+  std::vector<std::string> ignore_;
+  std::unordered_map<std::string, OpClass> cache_;
+};
+
+}  // namespace mhcsim::traces
