@@ -1,0 +1,46 @@
+#pragma once
+// The price list of one pipeline chunk (one stage's layers for one micro-batch), split into the
+// pieces DeepSeek-V3 overlaps (report 3.2): attention, dispatch all-to-all, MLP, combine
+// all-to-all; backward split into input- and weight-gradient parts. The simulator never
+// prices anything itself: tests pass uniform F/B/W, the CLI converts cost::ChunkCost.
+#include "mhcsim/cost/chunk_cost.h"
+
+namespace mhcsim::sim {
+
+struct PhasePrices {
+  double attn_forward_seconds = 0;
+  double mlp_forward_seconds = 0;
+  double mhc_post_forward_seconds = 0;  // mHC F_post,res of the MLP sublayers, run on the
+                                        // high-priority compute stream (mHC paper 4.3.3);
+                                        // not included in mlp_forward_seconds
+  double dispatch_seconds = 0;          // EP all-to-all; the backward mirrors it
+  double combine_seconds = 0;
+  double attn_backward_input_seconds = 0;
+  double attn_backward_weight_seconds = 0;
+  double mlp_backward_input_seconds = 0;
+  double mlp_backward_weight_seconds = 0;
+  double pp_send_seconds = 0;           // stage-boundary transfer over one link
+  double pp_send_bytes = 0;
+  double activation_bytes = 0;          // kept per chunk and micro-batch until its backward
+
+  bool has_a2a() const { return dispatch_seconds > 0 || combine_seconds > 0; }
+  double forward_seconds() const {
+    return attn_forward_seconds + mlp_forward_seconds + mhc_post_forward_seconds;
+  }
+  double backward_weight_seconds() const {
+    return attn_backward_weight_seconds + mlp_backward_weight_seconds;
+  }
+  double backward_input_seconds() const {
+    return attn_backward_input_seconds + mlp_backward_input_seconds;
+  }
+};
+
+// Free communication, one compute piece per phase: F, input-gradient B and W (full B = B + W).
+PhasePrices uniform_prices(double forward_seconds, double backward_input_seconds,
+                           double backward_weight_seconds);
+
+// From the cost model. Half of the chunk's mHC kernel time is taken as the MLP sublayers'
+// share and moved to the high-priority stream (the paper runs F_post,res of MLP layers there).
+PhasePrices prices_from_chunk_cost(const cost::ChunkCost& c);
+
+}  // namespace mhcsim::sim

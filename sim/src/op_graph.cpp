@@ -1,0 +1,329 @@
+// Schedule + prices -> op graph. Each slot becomes a short chain of pieces on the rank's
+// streams; an overlapped F&B slot interleaves two chains so that the all-to-all of one
+// micro-batch runs while the other computes (DeepSeek-V3 report 3.2, Figure 4). A
+// stage-boundary transfer follows every output that crosses to another rank.
+#include "mhcsim/sim/op_graph.h"
+
+#include <array>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace mhcsim::sim {
+namespace {
+
+struct PieceSpec {
+  Piece piece = Piece::Whole;
+  StreamKind stream = StreamKind::Compute;
+  double seconds = 0;
+};
+
+struct Chain {
+  UnitKind unit = UnitKind::Forward;
+  std::array<PieceSpec, 5> pieces{};
+  int n = 0;
+  void add(Piece p, StreamKind s, double seconds) { pieces[static_cast<size_t>(n++)] = {p, s, seconds}; }
+};
+
+Chain forward_chain(const PhasePrices& c) {
+  Chain ch;
+  ch.unit = UnitKind::Forward;
+  if (c.has_a2a()) {
+    ch.add(Piece::Attention, StreamKind::Compute, c.attn_forward_seconds);
+    ch.add(Piece::Dispatch, StreamKind::EpAllToAll, c.dispatch_seconds);
+    ch.add(Piece::Mlp, StreamKind::Compute, c.mlp_forward_seconds);
+    ch.add(Piece::Combine, StreamKind::EpAllToAll, c.combine_seconds);
+  } else {
+    ch.add(Piece::Whole, StreamKind::Compute, c.attn_forward_seconds + c.mlp_forward_seconds);
+  }
+  if (c.mhc_post_forward_seconds > 0)
+    ch.add(Piece::MhcPost, StreamKind::HighPriority, c.mhc_post_forward_seconds);
+  return ch;
+}
+
+// The backward runs the layers in reverse; the all-to-all gradients mirror the forward ones
+// (combine's gradient travels the dispatch route and vice versa) at the same volume.
+Chain backward_chain(const PhasePrices& c, bool with_weight) {
+  Chain ch;
+  ch.unit = with_weight ? UnitKind::Backward : UnitKind::BackwardInput;
+  const double mlp = c.mlp_backward_input_seconds + (with_weight ? c.mlp_backward_weight_seconds : 0);
+  const double attn =
+      c.attn_backward_input_seconds + (with_weight ? c.attn_backward_weight_seconds : 0);
+  if (c.has_a2a()) {
+    ch.add(Piece::Combine, StreamKind::EpAllToAll, c.combine_seconds);
+    ch.add(Piece::Mlp, StreamKind::Compute, mlp);
+    ch.add(Piece::Dispatch, StreamKind::EpAllToAll, c.dispatch_seconds);
+    ch.add(Piece::Attention, StreamKind::Compute, attn);
+  } else {
+    ch.add(Piece::Whole, StreamKind::Compute, mlp + attn);
+  }
+  return ch;
+}
+
+Chain weight_chain(const PhasePrices& c) {
+  Chain ch;
+  ch.unit = UnitKind::Weight;
+  ch.add(Piece::Whole, StreamKind::Compute, c.backward_weight_seconds());
+  return ch;
+}
+
+constexpr int32_t kNone = -1;
+
+class Builder {
+ public:
+  Builder(const Program& prog, const PhasePrices& prices)
+      : prog_(prog),
+        prices_(prices),
+        fwd_(forward_chain(prices)),
+        bwd_(backward_chain(prices, true)),
+        bwd_in_(backward_chain(prices, false)),
+        wgt_(weight_chain(prices)) {
+    const Layout& l = prog.layout;
+    g_.layout = l;
+    g_.streams = l.ranks * kStreamsPerRank;
+    g_.activation_bytes_per_chunk = prices.activation_bytes;
+    const size_t units = static_cast<size_t>(l.micro_batches) * static_cast<size_t>(l.hops);
+    for (auto* v : {&f_first_, &f_last_, &f_out_, &b_first_, &b_last_, &b_out_, &w_first_})
+      v->assign(units, kNone);
+    const size_t approx_ops = units * 12;
+    g_.stream.reserve(approx_ops);
+    g_.duration_seconds.reserve(approx_ops);
+    g_.label.reserve(approx_ops);
+    edges_.reserve(approx_ops * 2);
+  }
+
+  OpGraph build() {
+    for (int32_t r = 0; r < prog_.layout.ranks; ++r) {
+      const auto ri = static_cast<size_t>(r);
+      if (!prog_.explicit_comm()) {
+        for (int32_t i = prog_.begin[ri]; i < prog_.begin[ri + 1]; ++i)
+          slot(r, prog_.slots[static_cast<size_t>(i)], true);
+        continue;
+      }
+      for (int32_t i = prog_.action_begin[ri]; i < prog_.action_begin[ri + 1]; ++i) {
+        const Action& a = prog_.actions[static_cast<size_t>(i)];
+        switch (a.kind) {
+          case ActionKind::Compute: slot(r, prog_.slots[static_cast<size_t>(a.slot)], false); break;
+          case ActionKind::PostSend: post_send(r, a); break;
+          case ActionKind::PostRecv: post_recv(a); break;
+          case ActionKind::Commit: commit(r); break;
+        }
+      }
+    }
+    connect_receives();
+    connect_units();
+    finish_csr();
+    g_.forward_first_op = std::move(f_first_);
+    g_.backward_last_op = std::move(b_last_);
+    return std::move(g_);
+  }
+
+ private:
+  size_t unit(int32_t mb, int32_t hop) const {
+    return static_cast<size_t>(mb) * static_cast<size_t>(prog_.layout.hops) + static_cast<size_t>(hop);
+  }
+
+  int32_t add_op(int32_t rank, StreamKind s, double seconds, OpLabel label) {
+    const auto id = static_cast<int32_t>(g_.stream.size());
+    g_.stream.push_back(rank * kStreamsPerRank + static_cast<int32_t>(s));
+    g_.duration_seconds.push_back(seconds);
+    g_.label.push_back(label);
+    return id;
+  }
+
+  // Emits chain piece k of unit (mb, hop), chained after the previous piece of that unit.
+  void emit_piece(int32_t rank, const Chain& ch, int k, int32_t mb, int32_t hop, int32_t& prev,
+                  int32_t& first) {
+    const PieceSpec& p = ch.pieces[static_cast<size_t>(k)];
+    const int32_t op = add_op(rank, p.stream, p.seconds, {ch.unit, p.piece, mb, hop});
+    if (prev != kNone) edges_.emplace_back(prev, op);
+    if (first == kNone) first = op;
+    prev = op;
+  }
+
+  void record(const Chain& ch, int32_t mb, int32_t hop, int32_t first, int32_t last) {
+    const size_t u = unit(mb, hop);
+    switch (ch.unit) {
+      case UnitKind::Forward: f_first_[u] = first; f_last_[u] = f_out_[u] = last; break;
+      case UnitKind::Backward:
+      case UnitKind::BackwardInput: b_first_[u] = first; b_last_[u] = b_out_[u] = last; break;
+      case UnitKind::Weight: w_first_[u] = first; break;
+      case UnitKind::Transfer:
+      case UnitKind::Sync: break;
+    }
+  }
+
+  int32_t transfer(int32_t rank, int32_t dst, int32_t after, int32_t mb, int32_t hop) {
+    const StreamKind link =
+        dst == (rank + 1) % prog_.layout.ranks ? StreamKind::PpSendNext : StreamKind::PpSendPrev;
+    const int32_t t =
+        add_op(rank, link, prices_.pp_send_seconds, {UnitKind::Transfer, Piece::Send, mb, hop});
+    edges_.emplace_back(after, t);
+    return t;
+  }
+
+  // Without explicit communication a forward's activation or a backward's gradient is sent as
+  // soon as it is ready, when the next hop runs on another rank.
+  void auto_send(int32_t rank, const Chain& ch, int32_t mb, int32_t hop) {
+    if (ch.unit == UnitKind::Weight) return;
+    const Layout& l = prog_.layout;
+    const size_t u = unit(mb, hop);
+    const bool fwd = ch.unit == UnitKind::Forward;
+    const int32_t to_hop = fwd ? hop + 1 : hop - 1;
+    if (to_hop < 0 || to_hop >= l.hops) return;
+    const int32_t dst = l.rank_of(mb, to_hop);
+    if (dst == rank) return;
+    int32_t& out = fwd ? f_out_[u] : b_out_[u];
+    out = transfer(rank, dst, out, mb, hop);
+  }
+
+  void single(int32_t rank, const Chain& ch, int32_t mb, int32_t hop, bool send) {
+    int32_t prev = kNone, first = kNone;
+    for (int k = 0; k < ch.n; ++k) emit_piece(rank, ch, k, mb, hop, prev, first);
+    record(ch, mb, hop, first, prev);
+    if (send) auto_send(rank, ch, mb, hop);
+  }
+
+  // F&B: the compute of each chain is placed between the all-to-alls of the other
+  // (B.combine | F.attn, F.dispatch | B.mlp, B.dispatch | F.mlp, F.combine | B.attn).
+  void pair(int32_t rank, const Chain& f, int32_t fmb, int32_t fhop, const Chain& b,
+            int32_t bmb, int32_t bhop, bool send) {
+    const std::string_view order = prices_.has_a2a() ? "BFFBBFFB" : "FB";
+    int fi = 0, bi = 0;
+    int32_t fprev = kNone, ffirst = kNone, bprev = kNone, bfirst = kNone;
+    for (char c : order) {
+      if (c == 'F' && fi < f.n) emit_piece(rank, f, fi++, fmb, fhop, fprev, ffirst);
+      if (c == 'B' && bi < b.n) emit_piece(rank, b, bi++, bmb, bhop, bprev, bfirst);
+    }
+    while (fi < f.n) emit_piece(rank, f, fi++, fmb, fhop, fprev, ffirst);
+    while (bi < b.n) emit_piece(rank, b, bi++, bmb, bhop, bprev, bfirst);
+    record(f, fmb, fhop, ffirst, fprev);
+    record(b, bmb, bhop, bfirst, bprev);
+    if (!send) return;
+    auto_send(rank, f, fmb, fhop);
+    auto_send(rank, b, bmb, bhop);
+  }
+
+  void slot(int32_t r, const Slot& s, bool auto_send) {
+    switch (s.kind) {
+      case SlotKind::Forward: single(r, fwd_, s.mb, s.hop, auto_send); break;
+      case SlotKind::Backward: single(r, bwd_, s.mb, s.hop, auto_send); break;
+      case SlotKind::BackwardInput: single(r, bwd_in_, s.mb, s.hop, auto_send); break;
+      case SlotKind::Weight: single(r, wgt_, s.mb, s.hop, auto_send); break;
+      case SlotKind::ForwardBackward:
+        pair(r, fwd_, s.mb, s.hop, bwd_, s.mb2, s.hop2, auto_send);
+        break;
+    }
+  }
+
+  // Explicit communication (see ActionKind): a posted send becomes a transfer on the link; at
+  // a commit, a zero-length `launch` op marks when the compute stream got there and a `wait`
+  // op holds the stream until every transfer launched there is done. A transfer starts once
+  // its data is ready and both the sender and the receiver have launched it.
+  void post_send(int32_t rank, const Action& a) {
+    const bool fwd = a.data == Data::Activation;
+    const size_t u = unit(a.mb, a.hop);
+    const int32_t dst = prog_.layout.rank_of(a.mb, fwd ? a.hop + 1 : a.hop - 1);
+    const int32_t t = transfer(rank, dst, fwd ? f_last_[u] : b_last_[u], a.mb, a.hop);
+    (fwd ? f_out_ : b_out_)[u] = t;
+    posted_sends_.push_back(t);
+  }
+  void post_recv(const Action& a) {
+    const bool fwd = a.data == Data::Activation;
+    posted_recvs_.push_back({fwd, a.mb, fwd ? a.hop - 1 : a.hop + 1, kNone, kNone});
+  }
+  void commit(int32_t rank) {
+    const OpLabel sync{UnitKind::Sync, Piece::Whole, 0, 0};
+    const int32_t launch = add_op(rank, StreamKind::Compute, 0.0, sync);
+    const int32_t wait = add_op(rank, StreamKind::Compute, 0.0, sync);
+    edges_.emplace_back(launch, wait);
+    for (int32_t t : posted_sends_) {
+      edges_.emplace_back(launch, t);
+      edges_.emplace_back(t, wait);
+    }
+    for (auto& r : posted_recvs_) {
+      r.launch = launch;
+      r.wait = wait;
+      receives_.push_back(r);
+    }
+    posted_sends_.clear();
+    posted_recvs_.clear();
+  }
+  void connect_receives() {
+    for (const auto& r : receives_) {
+      const size_t u = unit(r.mb, r.producer_hop);
+      const int32_t t = r.activation ? f_out_[u] : b_out_[u];
+      if (t == kNone || g_.label[static_cast<size_t>(t)].unit != UnitKind::Transfer)
+        missing(r.activation ? "the send of an activation" : "the send of a gradient", r.mb,
+                r.producer_hop);
+      edges_.emplace_back(r.launch, t);
+      edges_.emplace_back(t, r.wait);
+    }
+  }
+
+  [[noreturn]] void missing(const char* what, int32_t mb, int32_t hop) const {
+    throw std::logic_error(std::string("schedule generator left out ") + what + " of micro-batch " +
+                           std::to_string(mb) + " at hop " + std::to_string(hop));
+  }
+
+  void connect_units() {
+    const Layout& l = prog_.layout;
+    for (int32_t mb = 0; mb < l.micro_batches; ++mb) {
+      for (int32_t hop = 0; hop < l.hops; ++hop) {
+        const size_t u = unit(mb, hop);
+        if (f_first_[u] == kNone) missing("the forward", mb, hop);
+        if (b_first_[u] == kNone) missing("the backward", mb, hop);
+        if (hop > 0) edges_.emplace_back(f_out_[u - 1], f_first_[u]);
+        if (hop + 1 < l.hops) edges_.emplace_back(b_out_[u + 1], b_first_[u]);
+        edges_.emplace_back(f_last_[u], b_first_[u]);
+        if (w_first_[u] != kNone) edges_.emplace_back(b_last_[u], w_first_[u]);
+      }
+    }
+  }
+
+  // Counting sorts: successor lists by source op, stream order by creation order.
+  void finish_csr() {
+    const size_t n = g_.stream.size();
+    g_.pred_count.assign(n, 0);
+    g_.succ_begin.assign(n + 1, 0);
+    for (const auto& [from, to] : edges_) {
+      ++g_.succ_begin[static_cast<size_t>(from) + 1];
+      ++g_.pred_count[static_cast<size_t>(to)];
+    }
+    for (size_t i = 0; i < n; ++i) g_.succ_begin[i + 1] += g_.succ_begin[i];
+    g_.succ.resize(edges_.size());
+    std::vector<int32_t> fill(g_.succ_begin.begin(), g_.succ_begin.end() - 1);
+    for (const auto& [from, to] : edges_) g_.succ[static_cast<size_t>(fill[static_cast<size_t>(from)]++)] = to;
+
+    const auto streams = static_cast<size_t>(g_.streams);
+    g_.stream_begin.assign(streams + 1, 0);
+    for (int32_t s : g_.stream) ++g_.stream_begin[static_cast<size_t>(s) + 1];
+    for (size_t i = 0; i < streams; ++i) g_.stream_begin[i + 1] += g_.stream_begin[i];
+    g_.stream_ops.resize(n);
+    std::vector<int32_t> pos(g_.stream_begin.begin(), g_.stream_begin.end() - 1);
+    for (size_t op = 0; op < n; ++op)
+      g_.stream_ops[static_cast<size_t>(pos[static_cast<size_t>(g_.stream[op])]++)] = static_cast<int32_t>(op);
+  }
+
+  struct Receive {
+    bool activation;
+    int32_t mb, producer_hop, launch, wait;
+  };
+
+  const Program& prog_;
+  const PhasePrices& prices_;
+  const Chain fwd_, bwd_, bwd_in_, wgt_;
+  OpGraph g_;
+  std::vector<int32_t> posted_sends_;
+  std::vector<Receive> posted_recvs_, receives_;
+  std::vector<std::pair<int32_t, int32_t>> edges_;
+  std::vector<int32_t> f_first_, f_last_, f_out_, b_first_, b_last_, b_out_, w_first_;
+};
+
+}  // namespace
+
+OpGraph build_op_graph(const Program& program, const PhasePrices& prices) {
+  return Builder(program, prices).build();
+}
+
+}  // namespace mhcsim::sim

@@ -1,0 +1,15 @@
+#include "mhcsim/sim/simulate.h"
+
+namespace mhcsim::sim {
+
+Simulation simulate(const ScheduleSpec& spec, const PhasePrices& prices) {
+  Simulation s;
+  s.spec = spec;
+  s.program = generate_program(spec);
+  s.graph = build_op_graph(s.program, prices);
+  s.timeline = run(s.graph);
+  s.stats = summarize(s.graph, s.timeline);
+  return s;
+}
+
+}  // namespace mhcsim::sim

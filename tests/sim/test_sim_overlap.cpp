@@ -1,0 +1,109 @@
+// Golden timelines with exact timestamps (astra-network-analytical habit): the DeepSeek-V3
+// overlap of one micro-batch's all-to-all behind another's compute inside an F&B slot, and
+// a plain 1F1B with a costly stage-boundary link.
+#include <catch2/catch.hpp>
+
+#include "sim_checks.h"
+
+using namespace mhcsim;
+using namespace mhcsim::sim;
+
+namespace {
+
+// Every piece (attention, dispatch, MLP, combine; backward attention and MLP input
+// gradients) takes 1 s; weight gradients are free.
+PhasePrices unit_pieces() {
+  PhasePrices p;
+  p.attn_forward_seconds = p.mlp_forward_seconds = 1;
+  p.dispatch_seconds = p.combine_seconds = 1;
+  p.attn_backward_input_seconds = p.mlp_backward_input_seconds = 1;
+  return p;
+}
+
+// One rank, one hop, two micro-batches: F0, then F1 and B0 (overlapped or one after the
+// other), then B1.
+Simulation one_rank(bool overlapped) {
+  Program prog;
+  prog.layout.ranks = 1;
+  prog.layout.hops = 1;
+  prog.layout.micro_batches = 2;
+  prog.slots.push_back({SlotKind::Forward, 0, 0, -1, -1});
+  if (overlapped) {
+    prog.slots.push_back({SlotKind::ForwardBackward, 1, 0, 0, 0});
+  } else {
+    prog.slots.push_back({SlotKind::Forward, 1, 0, -1, -1});
+    prog.slots.push_back({SlotKind::Backward, 0, 0, -1, -1});
+  }
+  prog.slots.push_back({SlotKind::Backward, 1, 0, -1, -1});
+  prog.begin = {0, static_cast<int32_t>(prog.slots.size())};
+  Simulation s;
+  s.program = prog;
+  s.graph = build_op_graph(s.program, unit_pieces());
+  s.timeline = run(s.graph);
+  s.stats = summarize(s.graph, s.timeline);
+  return s;
+}
+
+double end_of(const Simulation& s, UnitKind unit, Piece piece, int32_t mb) {
+  for (int32_t op = 0; op < s.graph.op_count(); ++op) {
+    const auto& l = s.graph.label[static_cast<size_t>(op)];
+    if (l.unit == unit && l.piece == piece && l.mb == mb) return s.timeline.end_seconds[static_cast<size_t>(op)];
+  }
+  FAIL("op not found");
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("F&B hides each micro-batch's all-to-all behind the other's compute") {
+  const auto s = one_rank(true);
+  test::check_invariants(s);
+  // F0: attn [0,1] dispatch [1,2] mlp [2,3] combine [3,4]. The pair starts F1's attention at
+  // 3 and B0's combine gradient at 4; from then on the compute and all-to-all streams are
+  // both busy: B0.mlp | F1.dispatch [5,6], F1.mlp | B0.dispatch [6,7], B0.attn | F1.combine
+  // [7,8]. B1 runs alone: [8,12].
+  CHECK(end_of(s, UnitKind::Forward, Piece::Attention, 1) == 4);
+  CHECK(end_of(s, UnitKind::Forward, Piece::Dispatch, 1) == 6);
+  CHECK(end_of(s, UnitKind::Backward, Piece::Mlp, 0) == 6);
+  CHECK(end_of(s, UnitKind::Forward, Piece::Combine, 1) == 8);
+  CHECK(end_of(s, UnitKind::Backward, Piece::Attention, 0) == 8);
+  CHECK(s.stats.step_seconds == 12);
+  const auto& r = s.stats.ranks[0];
+  CHECK(r.compute_busy_seconds == 8);
+  CHECK(r.comm_busy_seconds == 8);
+  CHECK(r.exposed_comm_seconds == 4);  // F0's dispatch, B1's two all-to-alls, and [4,5]
+  CHECK(r.bubble_seconds == 4);
+
+  // One after the other, only F0's combine (under F1's attention) and B1's combine gradient
+  // (under B0's attention) are hidden: the step takes 14 s with 6 s of exposed all-to-all.
+  const auto serial = one_rank(false);
+  test::check_invariants(serial);
+  CHECK(serial.stats.step_seconds == 14);
+  CHECK(serial.stats.ranks[0].exposed_comm_seconds == 6);
+}
+
+TEST_CASE("1F1B over a 0.5 s link: exact timeline") {
+  auto prices = uniform_prices(1.0, 1.0, 1.0);
+  prices.pp_send_seconds = 0.5;
+  const auto s = simulate(test::make_spec(Schedule::OneF1B, 2, 2), prices);
+  test::check_invariants(s);
+  // rank 0: F0 [0,1] F1 [1,2]; rank 1: F0 [1.5,2.5] B0 [2.5,4.5] F1 [4.5,5.5] B1 [5.5,7.5];
+  // rank 0: B0 [5,7], B1 [8,10].
+  CHECK(end_of(s, UnitKind::Backward, Piece::Whole, 0) == 7);
+  CHECK(s.stats.step_seconds == 10);
+  CHECK(s.stats.ranks[1].bubble_seconds == 4);  // 10 - 2 x (1 + 2)
+}
+
+TEST_CASE("mHC's post kernel runs on the high-priority stream, counted once as compute") {
+  auto prices = uniform_prices(2.0, 2.0, 1.0);
+  prices.mhc_post_forward_seconds = 1;
+  const auto s = simulate(test::make_spec(Schedule::OneF1B, 1, 1), prices);
+  test::check_invariants(s);
+  int high_priority_ops = 0;
+  for (int32_t op = 0; op < s.graph.op_count(); ++op)
+    if (s.graph.kind_of_stream(s.graph.stream[static_cast<size_t>(op)]) == StreamKind::HighPriority)
+      ++high_priority_ops;
+  CHECK(high_priority_ops == 1);
+  CHECK(s.stats.step_seconds == 2 + 1 + 3);  // F, mHC post, B
+  CHECK(s.stats.ranks[0].compute_busy_seconds == 6);
+}
