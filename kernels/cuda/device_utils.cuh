@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "mhcsim/error.h"
+#include "mhcsim/kernels/bf16.h"
 #include "mhcsim/kernels/cuda_check.h"
 #include "mhcsim/kernels/stream.h"
 

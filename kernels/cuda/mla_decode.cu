@@ -28,7 +28,7 @@ __global__ void __launch_bounds__(kThreads) split_kernel(MlaDecodeParams p, int6
   const bool head_ok = head < p.heads;
   const int64_t len = p.seq_lens[b];
   const int64_t begin = split * p.tokens_per_split;
-  const int64_t end = std::min(len, begin + p.tokens_per_split);
+  const int64_t end = len < begin + p.tokens_per_split ? len : begin + p.tokens_per_split;
 
   constexpr int kQVectors = kHeadsPerBlock * int(kMlaHeadDim) / 8;
   for (int v = threadIdx.x; v < kQVectors; v += kThreads) {
@@ -72,7 +72,7 @@ __global__ void __launch_bounds__(kThreads) split_kernel(MlaDecodeParams p, int6
     run_max = new_max;
 #pragma unroll
     for (int k = 0; k < kDimsPerLane; ++k) acc[k] *= correction;
-    const int tile_tokens = int(std::min<int64_t>(kTileTokens, end - tile));
+    const int tile_tokens = end - tile < kTileTokens ? int(end - tile) : kTileTokens;
     for (int tt = 0; tt < tile_tokens; ++tt) {
       const float w = __shfl_sync(cuda::kFullMask, weight, tt);
 #pragma unroll
