@@ -1,0 +1,106 @@
+#include "mhcsim/cost/kernel_bytes.h"
+
+#include "mhcsim/cost/mhc_traffic.h"
+#include "mhcsim/error.h"
+
+namespace mhcsim::cost {
+
+namespace {
+constexpr double kF32 = 4.0;  // coefficients, weights, routing weights
+constexpr double kIdx = 4.0;  // int32 indices
+
+void require_shape(int64_t n, int64_t channels, int64_t tokens) {
+  require(n >= 1, "model.mhc_n", "expansion rate must be >= 1");
+  require(channels >= 1, "model.hidden", "channels must be >= 1");
+  require(tokens >= 0, "tokens", "token count must be >= 0");
+}
+
+}  // namespace
+
+KernelBytes mhc_coeff_bytes(int64_t n, int64_t channels, int64_t tokens, DType act) {
+  require_shape(n, channels, tokens);
+  auto b = traffic_bytes(mhc_coefficients_row(n), channels, tokens, act);
+  const double cols = static_cast<double>(n * n + 2 * n);
+  b.read_bytes += (static_cast<double>(n * channels) + 1.0) * cols * kF32;  // phi + bias
+  return b;
+}
+
+KernelBytes mhc_sinkhorn_forward_bytes(int64_t n, int64_t tokens) {
+  require_shape(n, 1, tokens);
+  const double m = static_cast<double>(n * n * tokens) * kF32;
+  return {m, m};
+}
+
+KernelBytes mhc_sinkhorn_backward_bytes(int64_t n, int64_t tokens) {
+  require_shape(n, 1, tokens);
+  const double m = static_cast<double>(n * n * tokens) * kF32;
+  return {2 * m, m};
+}
+
+KernelBytes mhc_pre_bytes(int64_t n, int64_t channels, int64_t tokens, DType act) {
+  require_shape(n, channels, tokens);
+  return traffic_bytes(mhc_apply_pre_row(n), channels, tokens, act);
+}
+
+KernelBytes mhc_post_res_fused_bytes(int64_t n, int64_t channels, int64_t tokens, DType act) {
+  require_shape(n, channels, tokens);
+  return traffic_bytes(mhc_post_res_fused_row(n), channels, tokens, act);
+}
+
+KernelBytes mhc_post_res_unfused_bytes(int64_t n, int64_t channels, int64_t tokens, DType act) {
+  require_shape(n, channels, tokens);
+  return traffic_bytes(mhc_post_res_unfused_row(n), channels, tokens, act);
+}
+
+namespace {
+void require_mla(const MlaDecodeShape& s) {
+  require(s.batch >= 1, "workload.batch_seqs", "batch must be >= 1");
+  require(s.q_tokens >= 1, "q_tokens", "query tokens per sequence must be >= 1");
+  require(s.total_kv_tokens >= 0, "workload.context_len", "KV length must be >= 0");
+  require(s.q_heads >= 1, "model.heads", "query heads must be >= 1");
+  require(s.kv_lora_rank >= 1, "model.kv_lora_rank", "d_c must be >= 1");
+  require(s.rope_dim >= 0, "model.qk_rope_head_dim", "RoPE dim must be >= 0");
+}
+// Per query-head elements touched per (query, key) pair: QK over d_c + d_R, PV over d_c.
+double mla_qk_pv_elems(const MlaDecodeShape& s) {
+  return static_cast<double>(2 * s.kv_lora_rank + s.rope_dim);
+}
+}  // namespace
+
+// FlashMLA tests/test_flash_mla.py accounting (DESIGN.md "More published figures").
+double mla_decode_flops(const MlaDecodeShape& s) {
+  require_mla(s);
+  return 2.0 * static_cast<double>(s.q_tokens) * static_cast<double>(s.total_kv_tokens) *
+         static_cast<double>(s.q_heads) * mla_qk_pv_elems(s);
+}
+
+double mla_decode_bytes(const MlaDecodeShape& s, DType kv, DType q) {
+  require_mla(s);
+  const double kv_elems = static_cast<double>(s.total_kv_tokens * (s.kv_lora_rank + s.rope_dim));
+  const double q_elems = static_cast<double>(s.batch * s.q_tokens * s.q_heads) * mla_qk_pv_elems(s);
+  return kv_elems * bytes_per_element(kv) + q_elems * bytes_per_element(q);
+}
+
+namespace {
+void require_moe(int64_t tokens, int64_t top_k, int64_t hidden) {
+  require(tokens >= 0, "tokens", "token count must be >= 0");
+  require(top_k >= 1, "model.top_k", "top-k must be >= 1");
+  require(hidden >= 1, "model.hidden", "hidden must be >= 1");
+}
+}  // namespace
+
+KernelBytes moe_permute_bytes(int64_t tokens, int64_t top_k, int64_t hidden, DType act) {
+  require_moe(tokens, top_k, hidden);
+  const double t = static_cast<double>(tokens), rows = t * static_cast<double>(top_k);
+  const double row = static_cast<double>(hidden) * bytes_per_element(act);
+  return {t * row + rows * kIdx, rows * row + 2 * rows * kIdx};
+}
+
+KernelBytes moe_combine_bytes(int64_t tokens, int64_t top_k, int64_t hidden, DType act) {
+  require_moe(tokens, top_k, hidden);
+  const double t = static_cast<double>(tokens), rows = t * static_cast<double>(top_k);
+  const double row = static_cast<double>(hidden) * bytes_per_element(act);
+  return {rows * row + rows * (kF32 + kIdx), t * row};
+}
+
+}  // namespace mhcsim::cost
