@@ -42,6 +42,10 @@ std::string csv_escape(const std::string& s) {
 
 }  // namespace
 
+std::string format_cell(const Cell& cell, int precision, double scale) {
+  return cell_text(cell, precision, scale);
+}
+
 Table::Table(std::string title, std::vector<Column> columns)
     : title_(std::move(title)), columns_(std::move(columns)) {}
 

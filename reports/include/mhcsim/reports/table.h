@@ -20,6 +20,9 @@ struct Column {
 
 using Cell = std::variant<std::monostate, int64_t, double, std::string>;
 
+// A cell as the text table prints it: value x scale with `precision` digits, "-" when empty.
+std::string format_cell(const Cell& cell, int precision = 3, double scale = 1.0);
+
 class Table {
  public:
   Table(std::string title, std::vector<Column> columns);

@@ -1,0 +1,50 @@
+#pragma once
+// A report as data: sections of paragraphs, key/value quantities, tables and figures (inline
+// SVG). Two writers render the same document: one self-contained HTML file (inline CSS and
+// SVG, no script, no network) and a Markdown twin whose figures are .svg files beside it.
+#include <filesystem>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "mhcsim/reports/table.h"
+
+namespace mhcsim::reports {
+
+struct Paragraph {
+  std::string text;
+};
+
+struct QuantityList {
+  std::string title;
+  std::vector<Quantity> quantities;
+};
+
+struct Figure {
+  std::string name;     // file stem for the Markdown twin: [a-z0-9_-]+
+  std::string caption;  // what the plot shows and where its numbers come from
+  std::string svg;      // from render_svg
+};
+
+using Block = std::variant<Paragraph, QuantityList, Table, Figure>;
+
+struct Section {
+  std::string title;
+  std::vector<Block> blocks;
+};
+
+struct Document {
+  std::string title;
+  std::string subtitle;  // scenario and tool version
+  std::vector<Section> sections;
+};
+
+std::string to_html(const Document& doc);
+// Figures are referenced as `<figure_dir>/<name>.svg`, relative to the Markdown file.
+std::string to_markdown(const Document& doc, const std::string& figure_dir = "figures");
+
+// Writes report.html, report.md and figures/<name>.svg into `dir` atomically (see
+// write_directory_atomically). Throws std::invalid_argument on a bad figure name.
+void write_report(const Document& doc, const std::filesystem::path& dir, bool force);
+
+}  // namespace mhcsim::reports

@@ -1,0 +1,124 @@
+// Report documents: the HTML is self-contained (no script, no network), the Markdown twin
+// references its figures relatively, and report directories are written atomically with
+// --force semantics.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "mhcsim/error.h"
+#include "mhcsim/reports/document.h"
+#include "mhcsim/reports/output_dir.h"
+#include "mhcsim/reports/svg.h"
+#include "xml_check.h"
+
+using namespace mhcsim::reports;
+namespace fs = std::filesystem;
+
+namespace {
+
+Document sample() {
+  LineChart c;
+  c.title = "bubble vs micro-batches";
+  c.x = {"micro-batches", "count"};
+  c.y = {"bubble", "ms"};
+  c.series.push_back({"1F1B", {8, 16}, {3, 3}});
+  Table t("step time", {{"part", "part", 0}, {"time_s", "time (ms)", 2, 1e3}});
+  t.add_row({std::string("compute"), 0.0125}).add_row({std::string("a|b"), 0.5});
+  Document d{"Capacity <plan>", "scenario x", {}};
+  d.sections.push_back({"Model & hardware",
+                        {Paragraph{"GPUs & nodes"},
+                         QuantityList{"summary", {{"hbm_bytes", "HBM per GPU", 80.0, "GiB"}}}}});
+  d.sections.push_back({"Pipeline", {t, Figure{"bubble", "bubble of 1F1B", render_svg(c)}}});
+  return d;
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct TempDir {
+  fs::path path = fs::temp_directory_path() / ("mhcsim_test_doc_" + std::to_string(::getpid()));
+  TempDir() { fs::create_directories(path); }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+}  // namespace
+
+TEST_CASE("HTML report: self-contained, escaped, every figure inline with its caption") {
+  const std::string html = to_html(sample());
+  CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);
+  CHECK(html.find("<script") == std::string::npos);
+  CHECK(html.find("https://") == std::string::npos);
+  CHECK(html.find("<link") == std::string::npos);
+  CHECK(html.find("<h1>Capacity &lt;plan&gt;</h1>") != std::string::npos);
+  CHECK(html.find("href=\"#model-hardware\"") != std::string::npos);
+  CHECK(html.find("<td class=\"num\">12.50</td>") != std::string::npos);  // s shown in ms
+  CHECK(html.find("<th>time (ms)</th>") != std::string::npos);
+  CHECK(html.find("<figcaption>bubble of 1F1B</figcaption>") != std::string::npos);
+  // The body (after <head>) balances as XML: void elements only live in <head>.
+  const std::string body = html.substr(html.find("<body>"));
+  CHECK(mhcsim::test::xml_problem(body.substr(0, body.find("</html>"))).empty());
+}
+
+TEST_CASE("Markdown twin: same tables, figures as relative .svg links") {
+  const std::string md = to_markdown(sample(), "figures");
+  CHECK(md.rfind("# Capacity <plan>", 0) == 0);
+  CHECK(md.find("| part | time (ms) |\n|---|---:|\n| compute | 12.50 |") != std::string::npos);
+  CHECK(md.find("| a\\|b | 500.00 |") != std::string::npos);
+  CHECK(md.find("![bubble of 1F1B](figures/bubble.svg)") != std::string::npos);
+  CHECK(md.find("| HBM per GPU | 80.000 | GiB |") != std::string::npos);
+}
+
+TEST_CASE("report directory: written whole, refused without --force, replaced with it") {
+  TempDir tmp;
+  const fs::path dir = tmp.path / "report";
+  write_report(sample(), dir, false);
+  CHECK(fs::is_regular_file(dir / "report.html"));
+  CHECK(fs::is_regular_file(dir / "report.md"));
+  const std::string svg = read(dir / "figures" / "bubble.svg");
+  CHECK(mhcsim::test::xml_problem(svg).empty());
+  CHECK(svg.find(">bubble (ms)</text>") != std::string::npos);
+
+  std::ofstream(dir / "marker.txt") << "old";
+  CHECK_THROWS_AS(write_report(sample(), dir, false), mhcsim::InputError);
+  CHECK(fs::exists(dir / "marker.txt"));  // untouched
+
+  write_report(sample(), dir, true);
+  CHECK_FALSE(fs::exists(dir / "marker.txt"));
+  CHECK(fs::is_regular_file(dir / "report.html"));
+  size_t entries = 0;  // no temporary or backup directories left beside it
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(tmp.path)) ++entries;
+  CHECK(entries == 1);
+}
+
+TEST_CASE("a failure while filling leaves the old output and no temporary behind") {
+  TempDir tmp;
+  const fs::path dir = tmp.path / "out";
+  fs::create_directory(dir);
+  std::ofstream(dir / "keep.txt") << "old";
+  CHECK_THROWS_AS(write_directory_atomically(dir, true,
+                                             [](const fs::path& p) {
+                                               std::ofstream(p / "half.txt") << "x";
+                                               throw std::runtime_error("disk full");
+                                             }),
+                  std::runtime_error);
+  CHECK(fs::exists(dir / "keep.txt"));
+  CHECK_FALSE(fs::exists(dir / "half.txt"));
+  size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(tmp.path)) ++entries;
+  CHECK(entries == 1);
+}
+
+TEST_CASE("figure names must be file stems") {
+  auto d = sample();
+  std::get<Figure>(d.sections[1].blocks[1]).name = "../x";
+  CHECK_THROWS_AS(to_markdown(d), std::invalid_argument);
+}
