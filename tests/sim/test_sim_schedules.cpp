@@ -5,8 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include <array>
-#include <map>
 
+#include "mhcsim/cost/pipeline.h"
 #include "mhcsim/error.h"
 #include "sim_checks.h"
 
@@ -20,15 +20,11 @@ namespace {
 // weight 1), W = 1, F&B = 3 (free communication: overlap hides nothing).
 PhasePrices canonical() { return uniform_prices(1.0, 1.0, 1.0); }
 
-// cost_models' bubble function (cost/pipeline.h) had not landed when these tests were
-// written, so these are the table's formulas evaluated at F=1, B=2, W=1, F&B=3, per number
-// of pipeline ranks P (DESIGN.md table; for DualPipeV, PP = 2P stages on P devices):
-//   1F1B (PP-1)(F+B) = 3(P-1); ZB1P (PP-1)(F+B-2W) = P-1; interleaved 1F1B (per-chunk F and B)
-//   3(P-1); DualPipe (PP/2-1)(F&B+B-3W) = P-2; DualPipeV with PP = 2P: 2(P-1).
-const std::map<int32_t, double> kOneF1B = {{1, 0}, {2, 3}, {3, 6}, {4, 9}, {5, 12}, {8, 21}, {16, 45}};
-const std::map<int32_t, double> kZB1P = {{1, 0}, {2, 1}, {3, 2}, {4, 3}, {5, 4}, {8, 7}, {16, 15}};
-const std::map<int32_t, double> kDualPipe = {{2, 0}, {4, 2}, {6, 4}, {8, 6}, {10, 8}, {16, 14}};
-const std::map<int32_t, double> kDualPipeV = {{1, 0}, {2, 2}, {3, 4}, {4, 6}, {5, 8}, {8, 14}};
+// The table's bubble and activations, from cost_models (cost/pipeline.h).
+double table_bubble(Schedule kind, int32_t p, int32_t n, int32_t v = 1) {
+  const cost::PhaseTimes t{1.0, 2.0, 1.0, 3.0};
+  return cost::pipeline_bubble_seconds(kind, p, n, t, v);
+}
 
 void check_every_rank_idles(const Simulation& s, double bubble) {
   for (const auto& r : s.stats.ranks) {
@@ -46,9 +42,10 @@ TEST_CASE("1F1B: bubble (PP-1)(F+B), PP activations on the first rank") {
   INFO("pp " << p << " micro-batches " << n);
   const auto s = simulate(make_spec(Schedule::OneF1B, p, n), canonical());
   test::check_invariants(s);
-  check_every_rank_idles(s, kOneF1B.at(p));
-  CHECK(s.stats.step_seconds == 3.0 * n + kOneF1B.at(p));
-  CHECK(s.stats.ranks[0].peak_activation_chunks == std::min(p, n));
+  check_every_rank_idles(s, table_bubble(Schedule::OneF1B, p, n));
+  CHECK(s.stats.step_seconds == 3.0 * n + table_bubble(Schedule::OneF1B, p, n));
+  CHECK(s.stats.ranks[0].peak_activation_chunks ==
+        cost::pipeline_activation_chunks(Schedule::OneF1B, p, n));
 }
 
 TEST_CASE("ZB-H1: bubble (PP-1)(F+B-2W), PP activations") {
@@ -59,8 +56,8 @@ TEST_CASE("ZB-H1: bubble (PP-1)(F+B-2W), PP activations") {
   INFO("pp " << p << " micro-batches " << n);
   const auto s = simulate(make_spec(Schedule::ZB1P, p, n), canonical());
   test::check_invariants(s);
-  check_every_rank_idles(s, kZB1P.at(p));
-  CHECK(s.stats.max_peak_activation_chunks == p);
+  check_every_rank_idles(s, table_bubble(Schedule::ZB1P, p, n));
+  CHECK(s.stats.max_peak_activation_chunks == cost::pipeline_activation_chunks(Schedule::ZB1P, p, n));
 }
 
 TEST_CASE("interleaved 1F1B: bubble (PP-1)(F+B) of a chunk, peak v*p + p - 1 chunks") {
@@ -71,10 +68,11 @@ TEST_CASE("interleaved 1F1B: bubble (PP-1)(F+B) of a chunk, peak v*p + p - 1 chu
   INFO("pp " << p << " v " << v << " micro-batches " << n);
   const auto s = simulate(make_spec(Schedule::Interleaved1F1B, p, n, v), canonical());
   test::check_invariants(s);
-  check_every_rank_idles(s, kOneF1B.at(p));
+  check_every_rank_idles(s, table_bubble(Schedule::Interleaved1F1B, p, n, v));
   // Megatron (Narayanan et al. 2021): activation factor 1 + (p-1)/(p v) of p micro-batches,
   // i.e. v p + p - 1 chunk activations on the first rank.
-  CHECK(s.stats.ranks[0].peak_activation_chunks == v * p + p - 1);
+  CHECK(s.stats.ranks[0].peak_activation_chunks ==
+        cost::pipeline_activation_chunks(Schedule::Interleaved1F1B, p, n, v));
 }
 
 TEST_CASE("DualPipe: bubble (PP/2-1)(F&B+B-3W) on every rank, independent of N; PP+1 activations") {
@@ -84,9 +82,10 @@ TEST_CASE("DualPipe: bubble (PP/2-1)(F&B+B-3W) on every rank, independent of N; 
   INFO("pp " << p << " micro-batches " << n);
   const auto s = simulate(make_spec(Schedule::DualPipe, p, n), canonical());
   test::check_invariants(s);
-  check_every_rank_idles(s, kDualPipe.at(p));
-  CHECK(s.stats.step_seconds == 3.0 * n + kDualPipe.at(p));
-  for (const auto& r : s.stats.ranks) CHECK(r.peak_activation_chunks == p + 1);
+  check_every_rank_idles(s, table_bubble(Schedule::DualPipe, p, n));
+  CHECK(s.stats.step_seconds == 3.0 * n + table_bubble(Schedule::DualPipe, p, n));
+  for (const auto& r : s.stats.ranks)
+    CHECK(r.peak_activation_chunks == cost::pipeline_activation_chunks(Schedule::DualPipe, p, n));
 }
 
 TEST_CASE("DualPipeV: bubble (PP/2-1)(F&B+B-3W) with PP = 2 x ranks; PP+1 activations") {
@@ -96,8 +95,9 @@ TEST_CASE("DualPipeV: bubble (PP/2-1)(F&B+B-3W) with PP = 2 x ranks; PP+1 activa
   INFO("ranks " << p << " micro-batches " << n);
   const auto s = simulate(make_spec(Schedule::DualPipeV, p, n), canonical());
   test::check_invariants(s);
-  check_every_rank_idles(s, kDualPipeV.at(p));
-  for (const auto& r : s.stats.ranks) CHECK(r.peak_activation_chunks == 2 * p + 1);
+  check_every_rank_idles(s, table_bubble(Schedule::DualPipeV, p, n));
+  for (const auto& r : s.stats.ranks)
+    CHECK(r.peak_activation_chunks == cost::pipeline_activation_chunks(Schedule::DualPipeV, p, n));
 }
 
 TEST_CASE("invariants hold with all-to-all, mHC stream and costly PP links") {
@@ -129,9 +129,9 @@ TEST_CASE("same input, bit-identical timeline") {
 
 TEST_CASE("hundreds to a thousand pipeline ranks simulate") {
   const auto s = simulate(make_spec(Schedule::OneF1B, 1024, 8), canonical());
-  CHECK(s.stats.step_seconds == 3.0 * 8 + 3.0 * 1023);
+  CHECK(s.stats.max_bubble_seconds == table_bubble(Schedule::OneF1B, 1024, 8));
   const auto d = simulate(make_spec(Schedule::DualPipe, 256, 512), canonical());
-  CHECK(d.stats.max_bubble_seconds == 254);  // (PP/2-1)(F&B+B-3W) = 127 x 2
+  CHECK(d.stats.max_bubble_seconds == table_bubble(Schedule::DualPipe, 256, 512));
 }
 
 TEST_CASE("schedules reject impossible pipeline shapes with a SpecError naming the key") {
