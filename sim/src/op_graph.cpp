@@ -93,21 +93,22 @@ class Builder {
   }
 
   OpGraph build() {
-    for (int32_t r = 0; r < prog_.layout.ranks; ++r) {
-      const auto ri = static_cast<size_t>(r);
-      if (!prog_.explicit_comm()) {
-        for (int32_t i = prog_.begin[ri]; i < prog_.begin[ri + 1]; ++i)
+    // Ops are created round-robin over the ranks, one slot (or action) of each in turn, so
+    // that op ids roughly follow simulated time and the engine sweeps memory forwards instead
+    // of keeping one cursor per rank. Each rank's own order is unchanged.
+    const bool explicit_comm = prog_.explicit_comm();
+    const auto& begin = explicit_comm ? prog_.action_begin : prog_.begin;
+    posted_.resize(static_cast<size_t>(prog_.layout.ranks));
+    for (int32_t k = 0, more = 1; more; ++k) {
+      more = 0;
+      for (int32_t r = 0; r < prog_.layout.ranks; ++r) {
+        const int32_t i = begin[static_cast<size_t>(r)] + k;
+        if (i >= begin[static_cast<size_t>(r) + 1]) continue;
+        more = 1;
+        if (explicit_comm)
+          action(r, prog_.actions[static_cast<size_t>(i)]);
+        else
           slot(r, prog_.slots[static_cast<size_t>(i)], true);
-        continue;
-      }
-      for (int32_t i = prog_.action_begin[ri]; i < prog_.action_begin[ri + 1]; ++i) {
-        const Action& a = prog_.actions[static_cast<size_t>(i)];
-        switch (a.kind) {
-          case ActionKind::Compute: slot(r, prog_.slots[static_cast<size_t>(a.slot)], false); break;
-          case ActionKind::PostSend: post_send(r, a); break;
-          case ActionKind::PostRecv: post_recv(a); break;
-          case ActionKind::Commit: commit(r); break;
-        }
       }
     }
     connect_receives();
@@ -204,6 +205,15 @@ class Builder {
     auto_send(rank, b, bmb, bhop);
   }
 
+  void action(int32_t r, const Action& a) {
+    switch (a.kind) {
+      case ActionKind::Compute: slot(r, prog_.slots[static_cast<size_t>(a.slot)], false); break;
+      case ActionKind::PostSend: post_send(r, a); break;
+      case ActionKind::PostRecv: post_recv(r, a); break;
+      case ActionKind::Commit: commit(r); break;
+    }
+  }
+
   void slot(int32_t r, const Slot& s, bool auto_send) {
     switch (s.kind) {
       case SlotKind::Forward: single(r, fwd_, s.mb, s.hop, auto_send); break;
@@ -226,28 +236,30 @@ class Builder {
     const int32_t dst = prog_.layout.rank_of(a.mb, fwd ? a.hop + 1 : a.hop - 1);
     const int32_t t = transfer(rank, dst, fwd ? f_last_[u] : b_last_[u], a.mb, a.hop);
     (fwd ? f_out_ : b_out_)[u] = t;
-    posted_sends_.push_back(t);
+    posted_[static_cast<size_t>(rank)].sends.push_back(t);
   }
-  void post_recv(const Action& a) {
+  void post_recv(int32_t rank, const Action& a) {
     const bool fwd = a.data == Data::Activation;
-    posted_recvs_.push_back({fwd, a.mb, fwd ? a.hop - 1 : a.hop + 1, kNone, kNone});
+    posted_[static_cast<size_t>(rank)].recvs.push_back(
+        {fwd, a.mb, fwd ? a.hop - 1 : a.hop + 1, kNone, kNone});
   }
   void commit(int32_t rank) {
     const OpLabel sync{UnitKind::Sync, Piece::Whole, 0, 0};
     const int32_t launch = add_op(rank, StreamKind::Compute, 0.0, sync);
     const int32_t wait = add_op(rank, StreamKind::Compute, 0.0, sync);
     edges_.emplace_back(launch, wait);
-    for (int32_t t : posted_sends_) {
+    auto& posted = posted_[static_cast<size_t>(rank)];
+    for (int32_t t : posted.sends) {
       edges_.emplace_back(launch, t);
       edges_.emplace_back(t, wait);
     }
-    for (auto& r : posted_recvs_) {
+    for (auto& r : posted.recvs) {
       r.launch = launch;
       r.wait = wait;
       receives_.push_back(r);
     }
-    posted_sends_.clear();
-    posted_recvs_.clear();
+    posted.sends.clear();
+    posted.recvs.clear();
   }
   void connect_receives() {
     for (const auto& r : receives_) {
@@ -314,8 +326,13 @@ class Builder {
   const PhasePrices& prices_;
   const Chain fwd_, bwd_, bwd_in_, wgt_;
   OpGraph g_;
-  std::vector<int32_t> posted_sends_;
-  std::vector<Receive> posted_recvs_, receives_;
+  struct Posted {  // per rank, since the last commit
+    std::vector<int32_t> sends;
+    std::vector<Receive> recvs;
+  };
+
+  std::vector<Posted> posted_;
+  std::vector<Receive> receives_;
   std::vector<std::pair<int32_t, int32_t>> edges_;
   std::vector<int32_t> f_first_, f_last_, f_out_, b_first_, b_last_, b_out_, w_first_;
 };

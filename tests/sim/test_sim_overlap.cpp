@@ -44,10 +44,10 @@ Simulation one_rank(bool overlapped) {
   return s;
 }
 
-double end_of(const Simulation& s, UnitKind unit, Piece piece, int32_t mb) {
+double end_of(const Simulation& s, UnitKind unit, Piece piece, int32_t mb, int32_t hop = 0) {
   for (int32_t op = 0; op < s.graph.op_count(); ++op) {
     const auto& l = s.graph.label[static_cast<size_t>(op)];
-    if (l.unit == unit && l.piece == piece && l.mb == mb) return s.timeline.end_seconds[static_cast<size_t>(op)];
+    if (l.unit == unit && l.piece == piece && l.mb == mb && l.hop == hop) return s.timeline.end_seconds[static_cast<size_t>(op)];
   }
   FAIL("op not found");
   return -1;
@@ -89,7 +89,9 @@ TEST_CASE("1F1B over a 0.5 s link: exact timeline") {
   test::check_invariants(s);
   // rank 0: F0 [0,1] F1 [1,2]; rank 1: F0 [1.5,2.5] B0 [2.5,4.5] F1 [4.5,5.5] B1 [5.5,7.5];
   // rank 0: B0 [5,7], B1 [8,10].
-  CHECK(end_of(s, UnitKind::Backward, Piece::Whole, 0) == 7);
+  CHECK(end_of(s, UnitKind::Backward, Piece::Whole, 0, 0) == 7);
+  CHECK(end_of(s, UnitKind::Backward, Piece::Whole, 0, 1) == 4.5);
+  CHECK(end_of(s, UnitKind::Transfer, Piece::Send, 1, 0) == 2.5);
   CHECK(s.stats.step_seconds == 10);
   CHECK(s.stats.ranks[1].bubble_seconds == 4);  // 10 - 2 x (1 + 2)
 }
