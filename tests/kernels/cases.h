@@ -117,3 +117,18 @@ inline MlaDecodeParams mla_params(const MlaCase& c, int64_t tokens_per_split) {
 }
 
 }  // namespace mhcsim::kernels::testing
+
+namespace mhcsim::kernels::testing {
+
+// sum_j |H_res[i][j] x_j[c]| + |H_post[i] f[c]|: the scale of the rounding errors of element
+// (t, i, c) of x_{l+1}.
+inline double post_res_magnitude(const MhcCase& c, int64_t t, int64_t i, int64_t ch) {
+  double m = std::abs(double(c.h_post[size_t(t * c.n + i)]) * bf16_to_float(c.f[size_t(t * c.channels + ch)]));
+  for (int64_t j = 0; j < c.n; ++j) {
+    m += std::abs(double(c.h_res[size_t((t * c.n + i) * c.n + j)]) *
+                  bf16_to_float(c.x[size_t((t * c.n + j) * c.channels + ch)]));
+  }
+  return m;
+}
+
+}  // namespace mhcsim::kernels::testing

@@ -146,15 +146,11 @@ TEST_CASE("mhc_post_res: fused and unfused agree within their extra bf16 roundin
   ref::mhc_post_res_unfused(post_res_params(c, unfused, sa, sb));
   for (size_t e = 0; e < fused.size(); ++e) {
     const int64_t t = int64_t(e) / (4 * 128), i = (int64_t(e) / 128) % 4, ch = int64_t(e) % 128;
-    double res = 0, magnitude = 0;
+    double exact = double(c.h_post[size_t(t * 4 + i)]) * bf16_to_float(c.f[size_t(t * 128 + ch)]);
     for (int64_t j = 0; j < 4; ++j) {
-      const double term = double(c.h_res[size_t((t * 4 + i) * 4 + j)]) * bf16_to_float(c.x[size_t((t * 4 + j) * 128 + ch)]);
-      res += term;
-      magnitude += std::abs(term);
+      exact += double(c.h_res[size_t((t * 4 + i) * 4 + j)]) * bf16_to_float(c.x[size_t((t * 4 + j) * 128 + ch)]);
     }
-    const double post = double(c.h_post[size_t(t * 4 + i)]) * bf16_to_float(c.f[size_t(t * 128 + ch)]);
-    const double exact = res + post;
-    magnitude += std::abs(post);
+    const double magnitude = testing::post_res_magnitude(c, t, i, ch);
     // Fused: one bf16 rounding of the result (eps/2 relative). Unfused: also the two
     // intermediates are rounded (eps/2 of |res| and of |post|) before the final rounding.
     CHECK(std::abs(bf16_to_float(fused[e]) - exact) <= kBf16Epsilon / 2 * std::abs(exact) + 1e-6);
