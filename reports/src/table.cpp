@@ -83,9 +83,9 @@ void Table::print_text(std::ostream& out) const {
   }
 }
 
-void Table::print_csv(std::ostream& out) const {
-  for (size_t c = 0; c < columns_.size(); ++c) out << (c ? "," : "") << csv_escape(columns_[c].key);
-  out << "\n";
+void Table::print_csv(std::ostream& out, bool header) const {
+  for (size_t c = 0; header && c < columns_.size(); ++c)
+    out << (c ? "," : "") << csv_escape(columns_[c].key) << (c + 1 == columns_.size() ? "\n" : "");
   for (const auto& row : rows_) {
     for (size_t c = 0; c < columns_.size(); ++c) {
       const auto* s = std::get_if<std::string>(&row[c]);

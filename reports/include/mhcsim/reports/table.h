@@ -32,7 +32,7 @@ class Table {
   const std::vector<std::vector<Cell>>& rows() const { return rows_; }
 
   void print_text(std::ostream& out) const;
-  void print_csv(std::ostream& out) const;
+  void print_csv(std::ostream& out, bool header = true) const;  // header=false: rows only (blocks)
   nlohmann::json to_json() const;  // array of objects keyed by Column::key, raw units
 
  private:

@@ -1,0 +1,165 @@
+// Sweeps: the cross product, infeasible points kept with their reason, --top ranking,
+// results independent of the thread count, and outputs that never silently replace a file.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "mhcsim/error.h"
+#include "mhcsim/sweep/output.h"
+#include "mhcsim/sweep/sweep.h"
+
+using namespace mhcsim;
+using namespace mhcsim::sweep;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+scenarios::ScenarioTemplate deepseek() {
+  return {read(std::string(MHCSIM_SOURCE_DIR) + "/scenarios/deepseek_v3_train.toml"), "deepseek_v3_train.toml"};
+}
+
+// A stand-in model: the step grows with PP and shrinks with EP; PP 4 with EP 8 "runs out of
+// memory". It only has to be deterministic and to depend on the point.
+Evaluator toy() {
+  Evaluator e;
+  e.name = "toy";
+  e.metrics = {{{"step_time_s", "step (ms)", 3, 1e3}, false}, {{"tokens_per_second", "tokens/s", 0}, true}};
+  e.evaluate = [](const Scenario& s) {
+    const auto& p = s.parallel;
+    const double step = static_cast<double>(p.pp) + 100.0 / static_cast<double>(p.ep) +
+                        1e-3 * static_cast<double>(p.micro_batches);
+    Evaluation r{"", {step, 1e6 / step}};
+    if (p.pp == 4 && p.ep == 8) r.infeasible_reason = "out of memory (toy)";
+    return r;
+  };
+  return e;
+}
+
+struct TempDir {
+  fs::path path = fs::temp_directory_path() / ("mhcsim_test_sweep_" + std::to_string(::getpid()));
+  TempDir() { fs::create_directories(path); }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+}  // namespace
+
+TEST_CASE("--sweep values parse, and bad ones are input errors") {
+  const auto a = parse_sweep_axis("parallel.pp=8,16,32");
+  CHECK(a.key == "parallel.pp");
+  CHECK(a.values == std::vector<std::string>{"8", "16", "32"});
+  CHECK_THROWS_AS(parse_sweep_axis("parallel.pp"), InputError);
+  CHECK_THROWS_AS(parse_sweep_axis("parallel.pp=8,,16"), InputError);
+  CHECK_THROWS_AS(parse_sweep_axis("parallel.pp=8,8"), InputError);
+  CHECK_THROWS_AS(Grid({a, a}), InputError);
+}
+
+TEST_CASE("the cross product has every combination, last axis fastest") {
+  auto tpl = deepseek();
+  const Grid grid({parse_sweep_axis("parallel.pp=4,8,16"), parse_sweep_axis("parallel.ep=8,16,32,64")});
+  REQUIRE(grid.size() == 12);
+  const auto r = run_sweep(tpl, grid, toy(), {1, {}});
+  REQUIRE(r.points == 12);
+  std::vector<int32_t> idx;
+  grid.indices(5, idx);
+  CHECK(idx == std::vector<int32_t>{1, 1});  // pp 8, ep 16
+  CHECK_THAT(r.value(5, 0), Catch::Matchers::WithinRel(8 + 100.0 / 16 + 0.12, 1e-12));
+}
+
+TEST_CASE("infeasible points are kept with their reason") {
+  auto tpl = deepseek();
+  // EP 512 exceeds the 256 routed experts (validation); PP 4 x EP 8 is out of memory (model).
+  const Grid grid({parse_sweep_axis("parallel.pp=4,8"), parse_sweep_axis("parallel.ep=8,512")});
+  const auto r = run_sweep(tpl, grid, toy(), {2, {}});
+  REQUIRE(r.points == 4);
+  CHECK(r.reasons[0] == "out of memory (toy)");
+  CHECK_FALSE(std::isnan(r.value(0, 0)));  // the model's numbers stay with the infeasible point
+  CHECK_THAT(r.reasons[1], Catch::Contains("parallel.ep") && Catch::Contains("256 routed experts"));
+  CHECK(r.feasible(2));
+  CHECK(r.feasible_count() == 1);
+  const auto t = to_table(r, {}, 0, r.points, "sweep");
+  CHECK(t.rows().size() == 4);
+  CHECK(std::get<std::string>(t.rows()[1].back()) == r.reasons[1]);
+}
+
+TEST_CASE("--top ranks feasible points by a metric, in its direction") {
+  auto tpl = deepseek();
+  const Grid grid({parse_sweep_axis("parallel.pp=4,8,16"), parse_sweep_axis("parallel.ep=8,16,32,64")});
+  const auto r = run_sweep(tpl, grid, toy(), {2, {}});
+  const auto top = top_points(r, "step_time", 3);
+  REQUIRE(top.size() == 3);
+  // Best: pp 4 with the largest EP; pp 4 x ep 8 is infeasible and must not appear.
+  CHECK(top[0] == 3);
+  for (size_t i = 1; i < top.size(); ++i) CHECK(r.value(top[i - 1], 0) <= r.value(top[i], 0));
+  for (auto p : top_points(r, "step_time_s", 100)) CHECK(p != 0);
+  CHECK(top_points(r, "step_time", 100).size() == 11);
+  CHECK(top_points(r, "tokens_per_second", 1) == std::vector<int64_t>{3});  // higher is better
+  CHECK_THROWS_WITH(top_points(r, "latency", 3), Catch::Contains("expected one of step_time_s"));
+}
+
+TEST_CASE("results do not depend on the number of threads") {
+  std::string mbs = "parallel.micro_batches=";
+  for (int m = 32; m < 32 + 2 * 60; m += 2) mbs += std::to_string(m) + (m + 2 < 32 + 2 * 60 ? "," : "");
+  const Grid grid({parse_sweep_axis("parallel.pp=4,8,7"), parse_sweep_axis("parallel.ep=8,16,64"),
+                   parse_sweep_axis(mbs)});
+  REQUIRE(grid.size() > 500);  // several chunks per worker
+  auto a = deepseek();
+  auto b = deepseek();
+  int64_t last_done = -1;
+  const auto one = run_sweep(a, grid, toy(), {1, {}});
+  const auto four = run_sweep(b, grid, toy(), {4, [&](int64_t done, int64_t) { last_done = done; }});
+  CHECK(last_done == grid.size());
+  CHECK(one.reasons == four.reasons);
+  CHECK(one.value_index == four.value_index);
+  for (size_t i = 0; i < one.values.size(); ++i)
+    if (!std::isnan(one.values[i])) CHECK(one.values[i] == four.values[i]);
+  CHECK(one.feasible_count() < one.points);  // PP 7 breaks DualPipe: kept as infeasible
+}
+
+TEST_CASE("errors that are not about the input stop the sweep") {
+  auto tpl = deepseek();
+  Evaluator e = toy();
+  e.evaluate = [](const Scenario&) -> Evaluation { throw std::runtime_error("model bug"); };
+  CHECK_THROWS_WITH(run_sweep(tpl, Grid({parse_sweep_axis("parallel.pp=4,8")}), e, {2, {}}), "model bug");
+}
+
+TEST_CASE("CSV and JSON outputs: complete, typed, atomic, --force to replace") {
+  TempDir tmp;
+  auto tpl = deepseek();
+  const auto r = run_sweep(tpl, Grid({parse_sweep_axis("parallel.pp=4,8"), parse_sweep_axis("parallel.ep=8,16")}),
+                           toy(), {2, {}});
+  const std::string prefix = (tmp.path / "out").string();
+  write_outputs(r, {{"scenario", "deepseek-v3-train"}}, prefix, false);
+  const std::string csv = read(prefix + ".csv");
+  CHECK(csv.rfind("parallel.pp,parallel.ep,feasible,step_time_s,tokens_per_second,reason\n", 0) == 0);
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 5);
+  CHECK(csv.find("4,8,0,") != std::string::npos);
+  const auto doc = nlohmann::json::parse(read(prefix + ".json"));
+  CHECK(doc["meta"]["scenario"] == "deepseek-v3-train");
+  CHECK(doc["feasible_points"] == 3);
+  REQUIRE(doc["points"].size() == 4);
+  CHECK(doc["points"][1]["parallel.ep"] == 16);  // numbers, not strings
+  CHECK(doc["points"][0]["reason"] == "out of memory (toy)");
+
+  std::ofstream(prefix + ".json") << "keep";
+  CHECK_THROWS_AS(write_outputs(r, {}, prefix, false), InputError);
+  CHECK(read(prefix + ".json") == "keep");
+  write_outputs(r, {}, prefix, true);
+  CHECK(nlohmann::json::parse(read(prefix + ".json"))["points"].size() == 4);
+  size_t entries = 0;  // no temporaries left behind
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(tmp.path)) ++entries;
+  CHECK(entries == 2);
+}
