@@ -70,6 +70,12 @@ double pipeline_bubble_fraction(Schedule s, int64_t pp, int64_t m, const PhaseTi
   return total > 0 ? bubble / total : 0.0;
 }
 
+int64_t pipeline_chunks(Schedule s, int64_t pp, int64_t v) {
+  require(pp >= 1, "parallel.pp", "must be >= 1");
+  require(v >= 1, "parallel.virtual_stages", "must be >= 1");
+  return pp * chunks_visited(s, v);
+}
+
 double pipeline_parameter_factor(Schedule s) { return s == Schedule::DualPipe ? 2.0 : 1.0; }
 
 int64_t pipeline_activation_chunks(Schedule s, int64_t pp, int64_t m, int64_t v) {

@@ -1,0 +1,53 @@
+#pragma once
+// MoE expert-parallel all-to-all (DeepSeek-V3 report 3.2.2; DeepEP README): bytes per token
+// and MoE layer for dispatch and combine, split into NVLink (intra-node) and IB (inter-node)
+// traffic as DeepEP's normal kernels move it (one IB copy per destination node, then NVLink
+// forwarding to each destination GPU in that node), and an alpha-beta time.
+#include <cstdint>
+
+#include "mhcsim/specs.h"
+
+namespace mhcsim::cost {
+
+// E[distinct bins] when `picks` distinct items are drawn uniformly from `items` items spread
+// evenly over `bins` bins: bins (1 - C(items - items/bins, picks) / C(items, picks)).
+double expected_unique_bins(int64_t items, int64_t bins, int64_t picks);
+
+// DeepEP's dispatch payload per selected expert: the hidden in the dispatch dtype, with FP8
+// one fp32 scale per `tile` elements, and 16 B of routing metadata (7,408 B for DeepSeek-V3).
+double dispatch_bytes_per_selection(int64_t hidden, DType dispatch, int64_t tile);
+double combine_bytes_per_selection(int64_t hidden, DType combine);  // 14,336 B at BF16
+inline constexpr double kDispatchMetadataBytes = 16;
+
+struct A2aTraffic {
+  int64_t ep_nodes = 0;            // nodes spanned by the EP group
+  int64_t nodes_limit = 0;         // nodes a token may reach (node-limited routing)
+  double nodes_per_token = 0;      // expected distinct destination nodes
+  double remote_nodes_per_token = 0;
+  double gpus_per_token = 0;       // expected distinct destination GPUs
+  double dispatch_nvlink_bytes = 0;  // per token per MoE layer
+  double dispatch_nic_bytes = 0;
+  double combine_nvlink_bytes = 0;
+  double combine_nic_bytes = 0;
+  double dispatch_logical_bytes = 0;  // top_k x payload (DeepEP's "logical" accounting)
+  double combine_logical_bytes = 0;
+};
+
+// Throws SpecError when the scenario has no experts, EP < 1 or top-k > experts.
+A2aTraffic a2a_traffic_per_token(const Scenario& s);
+
+struct A2aTime {
+  double dispatch_nvlink_seconds = 0;
+  double dispatch_nic_seconds = 0;
+  double combine_nvlink_seconds = 0;
+  double combine_nic_seconds = 0;
+  // NVLink forwarding overlaps the IB transfer (DeepEP): each direction takes the slower.
+  double dispatch_seconds() const;
+  double combine_seconds() const;
+};
+
+// One MoE layer's dispatch and combine for `tokens` tokens per GPU. Pairwise exchange
+// (DESIGN.md, nccl-tests): T = (peers) alpha + bytes / bandwidth per link class.
+A2aTime a2a_time(const Scenario& s, double tokens);
+
+}  // namespace mhcsim::cost

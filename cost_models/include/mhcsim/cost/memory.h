@@ -1,0 +1,53 @@
+#pragma once
+// Memory per GPU: weights, gradients and optimizer states under ZeRO-0..3 (Rajbhandari et al.
+// 2020) with the precision's dtypes, pipeline factors from the DualPipe table, activations
+// per micro-batch chunk with and without mHC recompute.
+#include <cstdint>
+
+#include "mhcsim/specs.h"
+
+namespace mhcsim::cost {
+
+// Parameters one GPU holds: non-expert parameters / (TP x PP), routed experts / (EP x PP)
+// plus redundant replicas, times the schedule's parameter factor (2 for DualPipe).
+struct RankParameters {
+  double dense = 0;    // replicated over DP (sharded by ZeRO over dp)
+  double experts = 0;  // replicated over dp x tp / ep expert-data-parallel ranks
+  double total() const { return dense + experts; }
+};
+RankParameters rank_parameters(const Scenario& s);
+
+// Weights only, in precision.weights (serving and the KV fit).
+double weight_bytes_per_gpu(const Scenario& s);
+
+// Activations one micro-batch keeps for one chunk of `layers` transformer layers until its
+// backward, per token: inputs of every linear layer, attention Q/K/V/O, SwiGLU intermediates
+// of the active experts, norms, and the mHC streams ((n+2)C per mHC layer, or Eq. 20's
+// nC ceil(L/L_r) + (n+2)C L_r with recompute).
+double activation_bytes_per_token(const Scenario& s, int64_t layers);
+
+struct MemoryEstimate {
+  double weight_bytes = 0;
+  double grad_bytes = 0;
+  double master_weight_bytes = 0;
+  double optimizer_bytes = 0;     // Adam m and v
+  double activation_bytes = 0;    // peak in-flight chunks x one chunk's activations
+  double mhc_recompute_saved_bytes = 0;  // what recompute saves over keeping everything
+  int64_t activation_chunks = 0;
+  int64_t recompute_block = 0;    // L_r used (0 = no mHC recompute)
+  double hbm_bytes = 0;
+  double total_bytes() const {
+    return weight_bytes + grad_bytes + master_weight_bytes + optimizer_bytes + activation_bytes;
+  }
+  bool fits() const { return total_bytes() <= hbm_bytes; }
+};
+
+// Training memory of the most loaded pipeline rank.
+MemoryEstimate training_memory(const Scenario& s);
+
+// Layers per chunk: ceil((layers + extra) / pipeline_chunks()).
+int64_t layers_per_chunk(const Scenario& s);
+// L_r the scenario uses for a chunk of `layers`: its mhc_recompute_block, or Eq. 20's optimum.
+int64_t recompute_block(const Scenario& s, int64_t layers);
+
+}  // namespace mhcsim::cost

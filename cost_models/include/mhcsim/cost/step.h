@@ -1,0 +1,35 @@
+#pragma once
+// Roofline composition of one training step (compute vs HBM vs communication, with the
+// scenario's overlap factor) -> step time, tokens/s, MFU and GPU-hours per trillion tokens.
+#include <cstdint>
+
+#include "mhcsim/cost/chunk_cost.h"
+#include "mhcsim/cost/pipeline.h"
+#include "mhcsim/specs.h"
+
+namespace mhcsim::cost {
+
+struct StepEstimate {
+  int64_t layers_per_chunk = 0;
+  ChunkCost chunk;
+  PhaseTimes phases;                // per chunk, with the exposed all-to-all folded in
+  double exposed_a2a_seconds = 0;   // per chunk, forward + backward: (1 - overlap) x a2a
+  double busy_seconds = 0;          // per rank: micro-batches x chunks x (F + B)
+  double bubble_seconds = 0;        // pipeline_bubble_seconds of the schedule
+  double dp_sync_seconds = 0;       // exposed gradient reduce-scatter / parameter all-gather
+  double step_seconds = 0;
+  double tokens_per_step = 0;
+  double tokens_per_second = 0;
+  double training_flops_per_token = 0;        // non-causal attention (ISCA 2025's MFU basis)
+  double training_flops_per_token_causal = 0;
+  double mfu = 0;         // non-causal model FLOPs / (GPUs x BF16 peak)
+  double mfu_causal = 0;
+  double gpu_hours_per_trillion_tokens = 0;
+  double gpu_hours_for_budget = 0;  // workload.token_budget (0 when none)
+  double bubble_fraction() const { return step_seconds > 0 ? bubble_seconds / step_seconds : 0; }
+};
+
+// Train-mode scenarios only (SpecError otherwise).
+StepEstimate step_estimate(const Scenario& s);
+
+}  // namespace mhcsim::cost

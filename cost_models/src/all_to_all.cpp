@@ -1,0 +1,97 @@
+#include "mhcsim/cost/all_to_all.h"
+
+#include <algorithm>
+
+#include "mhcsim/cost/rates.h"
+#include "mhcsim/error.h"
+
+namespace mhcsim::cost {
+
+namespace {
+double d(int64_t v) { return static_cast<double>(v); }
+}  // namespace
+
+double expected_unique_bins(int64_t items, int64_t bins, int64_t picks) {
+  require(bins >= 1 && items >= bins && items % bins == 0, "experts",
+          "items must split evenly over bins (expected experts divisible by nodes/GPUs)");
+  require(picks >= 0 && picks <= items, "model.top_k", "must be in [0, experts]");
+  // P(a given bin is missed) = C(items - per_bin, picks) / C(items, picks), as a product.
+  const int64_t per_bin = items / bins;
+  double miss = 1.0;
+  for (int64_t i = 0; i < picks; ++i) miss *= d(items - per_bin - i) / d(items - i);
+  return d(bins) * (1.0 - std::max(0.0, miss));
+}
+
+double dispatch_bytes_per_selection(int64_t hidden, DType dispatch, int64_t tile) {
+  require(hidden >= 1, "model.hidden", "must be >= 1");
+  require(tile >= 1, "precision.fp8_tile", "must be >= 1");
+  const double scales = dispatch == DType::FP8 ? d((hidden + tile - 1) / tile) * 4.0 : 0.0;
+  return d(hidden) * bytes_per_element(dispatch) + scales + kDispatchMetadataBytes;
+}
+
+double combine_bytes_per_selection(int64_t hidden, DType combine) {
+  require(hidden >= 1, "model.hidden", "must be >= 1");
+  return d(hidden) * bytes_per_element(combine);
+}
+
+A2aTraffic a2a_traffic_per_token(const Scenario& s) {
+  const auto& m = s.model;
+  const auto& p = s.parallel;
+  require(m.is_moe(), "model.routed_experts", "all-to-all needs a MoE model (experts > 0)");
+  require(m.top_k >= 1 && m.top_k <= m.routed_experts, "model.top_k", "must be in [1, routed_experts]");
+  require(p.ep >= 1, "parallel.ep", "must be >= 1");
+  require(p.max_nodes_per_token >= 0, "parallel.max_nodes_per_token", "must be >= 0");
+  const int64_t gpn = std::max(1, s.hardware.gpus_per_node);
+  A2aTraffic t;
+  t.ep_nodes = (p.ep + gpn - 1) / gpn;
+  const int64_t gpus_in_node = std::min<int64_t>(p.ep, gpn);
+  t.nodes_limit = p.max_nodes_per_token > 0 ? std::min(p.max_nodes_per_token, t.ep_nodes) : t.ep_nodes;
+  // Expert slots (routed + redundant replicas) on the nodes a token may reach: node-limited
+  // routing picks those nodes first.
+  const int64_t slots = m.routed_experts + p.redundant_experts;
+  const int64_t experts_per_node = slots / t.ep_nodes;
+  require(experts_per_node * t.ep_nodes == slots && experts_per_node % gpus_in_node == 0,
+          "parallel.ep", "routed + redundant experts must split evenly over the EP nodes and GPUs");
+  const int64_t reachable = experts_per_node * t.nodes_limit;
+  t.nodes_per_token = expected_unique_bins(reachable, t.nodes_limit, m.top_k);
+  t.remote_nodes_per_token = t.nodes_per_token * d(t.ep_nodes - 1) / d(t.ep_nodes);
+  t.gpus_per_token = expected_unique_bins(reachable, t.nodes_limit * gpus_in_node, m.top_k);
+  const double nvlink_copies = t.gpus_per_token * (1.0 - 1.0 / d(gpus_in_node));
+  const double disp = dispatch_bytes_per_selection(m.hidden, s.precision.dispatch, s.precision.fp8_tile);
+  const double comb = combine_bytes_per_selection(m.hidden, s.precision.combine);
+  t.dispatch_nvlink_bytes = nvlink_copies * disp;
+  t.dispatch_nic_bytes = t.remote_nodes_per_token * disp;
+  t.combine_nvlink_bytes = nvlink_copies * comb;
+  t.combine_nic_bytes = t.remote_nodes_per_token * comb;
+  t.dispatch_logical_bytes = d(m.top_k) * disp;
+  t.combine_logical_bytes = d(m.top_k) * comb;
+  return t;
+}
+
+double A2aTime::dispatch_seconds() const {
+  return std::max(dispatch_nvlink_seconds, dispatch_nic_seconds);
+}
+double A2aTime::combine_seconds() const {
+  return std::max(combine_nvlink_seconds, combine_nic_seconds);
+}
+
+A2aTime a2a_time(const Scenario& s, double tokens) {
+  require(tokens >= 0, "tokens", "must be >= 0");
+  const auto t = a2a_traffic_per_token(s);
+  const double intra_peers = d(std::min<int64_t>(s.parallel.ep, s.hardware.gpus_per_node) - 1);
+  const double inter_peers = d(t.ep_nodes - 1);
+  A2aTime r;
+  if (intra_peers > 0) {
+    const auto nv = nvlink_rate(s);
+    r.dispatch_nvlink_seconds = nv.seconds(tokens * t.dispatch_nvlink_bytes, intra_peers);
+    r.combine_nvlink_seconds = nv.seconds(tokens * t.combine_nvlink_bytes, intra_peers);
+  }
+  if (inter_peers > 0) {
+    const auto ib = nic_rate(s);
+    r.dispatch_nic_seconds = ib.seconds(tokens * t.dispatch_nic_bytes, inter_peers);
+    r.combine_nic_seconds = ib.seconds(tokens * t.combine_nic_bytes, inter_peers);
+  }
+  return r;
+}
+
+}  // namespace mhcsim::cost

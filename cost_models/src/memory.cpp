@@ -1,0 +1,132 @@
+#include "mhcsim/cost/memory.h"
+
+#include <algorithm>
+#include <string>
+
+#include "mhcsim/cost/flops.h"
+#include "mhcsim/cost/kv_cache.h"
+#include "mhcsim/cost/mhc_traffic.h"
+#include "mhcsim/cost/pipeline.h"
+#include "mhcsim/error.h"
+
+namespace mhcsim::cost {
+
+namespace {
+double d(int64_t v) { return static_cast<double>(v); }
+bool is_mhc(const ModelSpec& m) { return m.residual != ResidualKind::Residual && m.mhc_n > 1; }
+
+void validate_parallel(const Scenario& s) {
+  const auto& p = s.parallel;
+  require(p.tp >= 1, "parallel.tp", "must be >= 1");
+  require(p.pp >= 1, "parallel.pp", "must be >= 1");
+  require(p.dp >= 1, "parallel.dp", "must be >= 1");
+  require(p.ep >= 1, "parallel.ep", "must be >= 1");
+  require(p.pp <= s.model.layers + p.extra_stage_layers, "parallel.pp",
+          "cannot exceed the number of layers (" + std::to_string(s.model.layers) + ")");
+  if (s.model.is_moe())
+    require(p.ep <= s.model.routed_experts + p.redundant_experts, "parallel.ep",
+            "cannot exceed the number of experts");
+}
+
+// Per-token activation elements of one transformer layer, MoE and dense averaged by count.
+double layer_activation_elems(const ModelSpec& m) {
+  const double h = d(m.hidden), heads = d(m.heads);
+  double attn = 0;
+  if (m.attention == AttentionKind::MLA) {
+    const double qk = d(m.qk_nope_head_dim + m.qk_rope_head_dim), v = d(m.v_head_dim);
+    attn = h + d(m.q_lora_rank) + d(m.kv_lora_rank) + heads * (2 * qk + 2 * v);
+  } else {
+    attn = h + 2 * heads * d(m.head_dim) + kv_elems_per_token_per_layer(m);  // x, Q, O in; K, V
+  }
+  const double dense = h + 3 * d(m.ffn_hidden);
+  const double moe = h + d(m.top_k + m.shared_experts) * (h + 3 * d(m.expert_ffn_hidden));
+  const double dense_layers = d(m.is_moe() ? m.dense_layers : m.layers);
+  const double mlp = (dense_layers * dense + d(m.moe_layers()) * moe) / d(m.layers);
+  return 2 * h + attn + mlp;  // + the two norm inputs
+}
+}  // namespace
+
+int64_t layers_per_chunk(const Scenario& s) {
+  validate_parallel(s);
+  const int64_t layers = s.model.layers + s.parallel.extra_stage_layers;
+  const int64_t stages = pipeline_chunks(s.parallel.schedule, s.parallel.pp, s.parallel.virtual_stages);
+  require(layers >= stages, "parallel.pp",
+          "needs at least one layer per pipeline stage (" + std::to_string(layers) +
+              " layers over " + std::to_string(stages) + " stages)");
+  return (layers + stages - 1) / stages;
+}
+
+int64_t recompute_block(const Scenario& s, int64_t layers) {
+  if (!is_mhc(s.model) || !s.parallel.recompute_mhc) return 0;
+  const int64_t mhc_layers = 2 * layers;  // blocks never cross pipeline stages (paper 4.3.2)
+  if (s.parallel.mhc_recompute_block > 0) return std::min(s.parallel.mhc_recompute_block, mhc_layers);
+  return mhc_optimal_recompute_block(s.model.mhc_n, mhc_layers);
+}
+
+double activation_bytes_per_token(const Scenario& s, int64_t layers) {
+  const auto& m = s.model;
+  validate_model(m);
+  require(layers >= 1, "layers", "must be >= 1");
+  double elems = d(layers) * layer_activation_elems(m);
+  if (is_mhc(m)) {
+    const int64_t block = recompute_block(s, layers);
+    elems += block > 0 ? mhc_stored_elems_recompute(m.mhc_n, m.hidden, 2 * layers, block)
+                       : mhc_stored_elems_no_recompute(m.mhc_n, m.hidden, 2 * layers);
+  }
+  return elems * bytes_per_element(s.precision.activations);
+}
+
+RankParameters rank_parameters(const Scenario& s) {
+  validate_parallel(s);
+  const auto& p = s.parallel;
+  const auto count = parameter_count(s.model);
+  const double factor = pipeline_parameter_factor(p.schedule);
+  RankParameters r;
+  r.dense = (count.total() - count.routed_experts) / d(p.tp * p.pp) * factor;
+  if (s.model.is_moe()) {
+    const double replicas = 1.0 + d(p.redundant_experts) / d(s.model.routed_experts);
+    r.experts = count.routed_experts * replicas / d(p.ep * p.pp) * factor;
+  }
+  return r;
+}
+
+double weight_bytes_per_gpu(const Scenario& s) {
+  return rank_parameters(s).total() * bytes_per_element(s.precision.weights);
+}
+
+MemoryEstimate training_memory(const Scenario& s) {
+  const auto& p = s.parallel;
+  const auto& pr = s.precision;
+  require(p.zero_stage >= 0 && p.zero_stage <= 3, "parallel.zero_stage", "must be 0..3");
+  const auto params = rank_parameters(s);
+  // ZeRO shards over the ranks holding the same parameters: dp for dense ones, the
+  // dp x tp / ep expert-data-parallel ranks for experts.
+  const double expert_dp = std::max(1.0, d(p.dp * p.tp) / d(p.ep));
+  const auto sharded = [&](int stage) {
+    return p.zero_stage >= stage ? params.dense / d(p.dp) + params.experts / expert_dp
+                                 : params.total();
+  };
+  MemoryEstimate e;
+  e.hbm_bytes = s.hardware.gpu.hbm_bytes;
+  e.weight_bytes = sharded(3) * bytes_per_element(pr.weights);
+  e.grad_bytes = sharded(2) * bytes_per_element(pr.grads);
+  e.master_weight_bytes = sharded(1) * bytes_per_element(pr.master_weights);
+  e.optimizer_bytes = 2.0 * sharded(1) * bytes_per_element(pr.optimizer_states);
+
+  const int64_t layers = layers_per_chunk(s);
+  e.activation_chunks = pipeline_activation_chunks(p.schedule, p.pp, p.micro_batches, p.virtual_stages);
+  e.recompute_block = recompute_block(s, layers);
+  const double tokens = d(s.workload.micro_batch_seqs * s.workload.seq_len);
+  require(tokens >= 1, "workload.seq_len", "micro-batch tokens must be >= 1");
+  const double chunks = d(e.activation_chunks) * tokens;
+  e.activation_bytes = chunks * activation_bytes_per_token(s, layers);
+  if (e.recompute_block > 0) {
+    const double saved = mhc_stored_elems_no_recompute(s.model.mhc_n, s.model.hidden, 2 * layers) -
+                         mhc_stored_elems_recompute(s.model.mhc_n, s.model.hidden, 2 * layers,
+                                                    e.recompute_block);
+    e.mhc_recompute_saved_bytes = chunks * saved * bytes_per_element(pr.activations);
+  }
+  return e;
+}
+
+}  // namespace mhcsim::cost

@@ -1,0 +1,68 @@
+#include "mhcsim/cost/rates.h"
+
+#include <string>
+
+#include "mhcsim/error.h"
+#include "mhcsim/units.h"
+
+namespace mhcsim::cost {
+
+namespace {
+const CollectiveFit* collective(const Scenario& s, const char* name) {
+  if (!s.calibration) return nullptr;
+  const auto it = s.calibration->collectives.find(name);
+  return it == s.calibration->collectives.end() ? nullptr : &it->second;
+}
+const BandwidthFit* kernel_fit(const Scenario& s, std::string_view name) {
+  if (!s.calibration) return nullptr;
+  const auto it = s.calibration->kernels.find(std::string(name));
+  return it == s.calibration->kernels.end() ? nullptr : &it->second;
+}
+LinkRate link(const Scenario& s, const char* name, double gbps, double efficiency,
+              double latency_us, const char* key) {
+  if (const auto* fit = collective(s, name))
+    return {fit->alpha_seconds, gbps_to_bytes_per_second(fit->bus_gbps)};
+  require(gbps > 0, key, "bandwidth must be > 0 (or calibrate " + std::string(name) + ")");
+  return {latency_us * kUs, gbps_to_bytes_per_second(gbps * efficiency)};
+}
+}  // namespace
+
+double gemm_flops_per_second(const Scenario& s, DType dtype) {
+  const auto& g = s.hardware.gpu;
+  const double peak = dtype == DType::FP8 ? g.fp8_tflops : g.bf16_tflops;
+  require(peak > 0, "precision.gemm",
+          "GPU " + g.name + " has no " + std::string(to_string(dtype)) + " tensor-core peak");
+  const double eff = s.calibration && s.calibration->gemm_efficiency
+                         ? *s.calibration->gemm_efficiency
+                         : kDefaultGemmEfficiency;
+  return tflops_to_flops_per_second(peak) * eff;
+}
+
+double compute_sm_fraction(const Scenario& s) {
+  const int sms = s.hardware.gpu.sm_count;
+  const bool cross_node_ep = s.model.is_moe() && s.parallel.ep > s.hardware.gpus_per_node;
+  if (!cross_node_ep || sms <= kCommunicationSms) return 1.0;
+  return static_cast<double>(sms - kCommunicationSms) / sms;
+}
+
+LinkRate hbm_rate(const Scenario& s, std::string_view kernel) {
+  const auto* fit = kernel_fit(s, kernel);
+  if (!fit) fit = kernel_fit(s, "hbm_copy");
+  if (fit) return {fit->overhead_seconds, gbps_to_bytes_per_second(fit->bandwidth_gbps)};
+  require(s.hardware.gpu.hbm_gbps > 0, "hardware.gpu.hbm_gbps", "must be > 0");
+  return {0.0, gbps_to_bytes_per_second(s.hardware.gpu.hbm_gbps * kDefaultHbmEfficiency)};
+}
+
+LinkRate nvlink_rate(const Scenario& s) {
+  const auto& h = s.hardware;
+  return link(s, "alltoall_intra", h.gpu.nvlink_gbps, kDefaultNvlinkEfficiency,
+              h.nvlink_latency_us, "hardware.gpu.nvlink_gbps");
+}
+
+LinkRate nic_rate(const Scenario& s) {
+  const auto& h = s.hardware;
+  return link(s, "alltoall_inter", h.nic_gbps_per_gpu, kDefaultNicEfficiency, h.nic_latency_us,
+              "hardware.nic_gbps_per_gpu");
+}
+
+}  // namespace mhcsim::cost

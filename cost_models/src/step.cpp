@@ -1,0 +1,68 @@
+#include "mhcsim/cost/step.h"
+
+#include <algorithm>
+
+#include "mhcsim/cost/flops.h"
+#include "mhcsim/cost/memory.h"
+#include "mhcsim/cost/rates.h"
+#include "mhcsim/error.h"
+#include "mhcsim/units.h"
+
+namespace mhcsim::cost {
+
+namespace {
+double d(int64_t v) { return static_cast<double>(v); }
+
+// Ring reduce-scatter + all-gather of one GPU's gradients/parameters over `ranks` peers on the
+// inter-node links: 2 (n-1)/n x bytes (nccl-tests all-reduce bus factor).
+double dp_sync_seconds(const Scenario& s, double bytes, double ranks) {
+  if (ranks <= 1 || bytes <= 0) return 0;
+  const auto link = s.hardware.gpus > s.hardware.gpus_per_node ? nic_rate(s) : nvlink_rate(s);
+  return link.seconds(2.0 * (ranks - 1.0) / ranks * bytes, 2.0 * (ranks - 1.0));
+}
+}  // namespace
+
+StepEstimate step_estimate(const Scenario& s) {
+  const auto& p = s.parallel;
+  const auto& w = s.workload;
+  require(w.mode == WorkloadMode::Train, "workload.mode", "step estimates need mode = \"train\"");
+  require(p.micro_batches >= 1, "parallel.micro_batches", "must be >= 1");
+  require(s.hardware.gpus >= 1, "hardware.gpus", "must be >= 1");
+  StepEstimate e;
+  e.layers_per_chunk = layers_per_chunk(s);
+  e.chunk = chunk_cost(s, e.layers_per_chunk);
+  const auto& c = e.chunk;
+
+  // The all-to-all of a chunk hides behind the other chunk's compute up to `overlap`; the
+  // backward mirrors the forward's dispatch and combine.
+  const double exposed = (1.0 - p.overlap) * c.a2a_forward_seconds();
+  e.exposed_a2a_seconds = 2.0 * exposed;
+  e.phases.f = c.forward_seconds() + exposed;
+  e.phases.b = c.backward_seconds() + exposed;
+  e.phases.w = c.backward_weight_seconds();
+  e.phases.fb = e.phases.f + e.phases.b;
+  e.busy_seconds = pipeline_busy_seconds(p.schedule, p.pp, p.micro_batches, e.phases, p.virtual_stages);
+  e.bubble_seconds = pipeline_bubble_seconds(p.schedule, p.pp, p.micro_batches, e.phases, p.virtual_stages);
+
+  // ZeRO-1/2 reduce-scatter the gradients and all-gather the parameters after the step,
+  // overlapped with the backward up to `overlap`.
+  const auto params = rank_parameters(s);
+  const double grad = bytes_per_element(s.precision.grads);
+  const double expert_dp = std::max(1.0, d(p.dp * p.tp) / d(p.ep));
+  e.dp_sync_seconds = (1.0 - p.overlap) * (dp_sync_seconds(s, params.dense * grad, d(p.dp)) +
+                                           dp_sync_seconds(s, params.experts * grad, expert_dp));
+
+  e.step_seconds = e.busy_seconds + e.bubble_seconds + e.dp_sync_seconds;
+  e.tokens_per_step = d(p.dp * p.micro_batches * w.micro_batch_seqs * w.seq_len);
+  e.tokens_per_second = e.tokens_per_step / e.step_seconds;
+  e.training_flops_per_token = training_flops_per_token(s.model, w.seq_len, false);
+  e.training_flops_per_token_causal = training_flops_per_token(s.model, w.seq_len, true);
+  const double peak = d(s.hardware.gpus) * tflops_to_flops_per_second(s.hardware.gpu.bf16_tflops);
+  e.mfu = e.training_flops_per_token * e.tokens_per_second / peak;
+  e.mfu_causal = e.training_flops_per_token_causal * e.tokens_per_second / peak;
+  e.gpu_hours_per_trillion_tokens = d(s.hardware.gpus) * (1e12 / e.tokens_per_second) / 3600.0;
+  e.gpu_hours_for_budget = e.gpu_hours_per_trillion_tokens * w.token_budget / 1e12;
+  return e;
+}
+
+}  // namespace mhcsim::cost

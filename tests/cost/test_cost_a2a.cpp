@@ -1,0 +1,115 @@
+// MoE all-to-all (DESIGN.md "MoE all-to-all"; DeepEP README figures).
+#include <catch2/catch.hpp>
+
+#include <random>
+#include <set>
+#include <vector>
+
+#include "mhcsim/cost/all_to_all.h"
+#include "mhcsim/error.h"
+#include "models.h"
+
+using namespace mhcsim;
+using namespace mhcsim::cost;
+using Catch::Matchers::WithinAbs;
+using Catch::Matchers::WithinRel;
+
+namespace {
+Scenario v3_ep(int64_t ep, int64_t max_nodes) {
+  Scenario s;
+  s.model = test::deepseek_v3();
+  s.hardware.gpus_per_node = 8;
+  s.hardware.gpus = 2048;
+  s.hardware.gpu.nvlink_gbps = 200;
+  s.hardware.nic_gbps_per_gpu = 50;
+  s.hardware.nvlink_latency_us = 3.33;
+  s.hardware.nic_latency_us = 3.7;
+  s.precision.dispatch = DType::FP8;
+  s.precision.combine = DType::BF16;
+  s.parallel.ep = ep;
+  s.parallel.max_nodes_per_token = max_nodes;
+  return s;
+}
+// Draw `picks` distinct items out of `items` (bins of items/bins), count distinct bins.
+double monte_carlo_unique_bins(int64_t items, int64_t bins, int64_t picks, int trials) {
+  std::mt19937_64 rng(12345);
+  std::vector<int64_t> all(static_cast<size_t>(items));
+  for (int64_t i = 0; i < items; ++i) all[static_cast<size_t>(i)] = i;
+  double sum = 0;
+  for (int t = 0; t < trials; ++t) {
+    std::set<int64_t> seen;
+    for (int64_t k = 0; k < picks; ++k) {  // partial Fisher-Yates
+      std::uniform_int_distribution<int64_t> pick(k, items - 1);
+      std::swap(all[static_cast<size_t>(k)], all[static_cast<size_t>(pick(rng))]);
+      seen.insert(all[static_cast<size_t>(k)] / (items / bins));
+    }
+    sum += static_cast<double>(seen.size());
+  }
+  return sum / trials;
+}
+}  // namespace
+
+TEST_CASE("DeepEP payloads: 7,408 B FP8 dispatch per selection, 14,336 B BF16 combine") {
+  CHECK(dispatch_bytes_per_selection(7168, DType::FP8, 128) == 7408);  // 7168 + 56 x 4 + 16
+  CHECK(combine_bytes_per_selection(7168, DType::BF16) == 14336);
+  CHECK(dispatch_bytes_per_selection(7168, DType::BF16, 128) == 14336 + 16);
+}
+
+TEST_CASE("expected distinct nodes: closed form against a Monte-Carlo run") {
+  struct Case { int64_t items, bins, picks; };
+  const auto c = GENERATE(Case{256, 8, 8}, Case{128, 4, 8}, Case{64, 8, 2}, Case{16, 16, 16},
+                          Case{288, 144, 8});
+  const int trials = 200000;
+  const double exact = expected_unique_bins(c.items, c.bins, c.picks);
+  const double mc = monte_carlo_unique_bins(c.items, c.bins, c.picks, trials);
+  INFO("items " << c.items << " bins " << c.bins << " picks " << c.picks);
+  // Standard error of a count in [1, bins] over 2e5 trials is < bins / 900; 5 sigma.
+  CHECK_THAT(mc, WithinAbs(exact, 5.0 * static_cast<double>(c.bins) / 900.0 + 1e-9));
+}
+
+TEST_CASE("expected distinct bins: exact corner cases") {
+  CHECK(expected_unique_bins(256, 8, 1) == 1.0);
+  CHECK(expected_unique_bins(16, 16, 16) == 16.0);
+  CHECK(expected_unique_bins(256, 1, 8) == 1.0);
+  CHECK(expected_unique_bins(256, 8, 0) == 0.0);
+  CHECK_THROWS_AS(expected_unique_bins(256, 8, 257), SpecError);
+}
+
+TEST_CASE("DeepSeek-V3 EP64 over 8 nodes, at most 4 nodes per token: NVLink vs IB split") {
+  const auto t = a2a_traffic_per_token(v3_ep(64, 4));
+  CHECK(t.ep_nodes == 8);
+  CHECK(t.nodes_limit == 4);
+  CHECK(t.nodes_per_token <= 4.0);
+  CHECK_THAT(t.remote_nodes_per_token, WithinRel(t.nodes_per_token * 7.0 / 8.0, 1e-12));
+  CHECK_THAT(t.dispatch_nic_bytes, WithinRel(t.remote_nodes_per_token * 7408, 1e-12));
+  CHECK_THAT(t.combine_nic_bytes, WithinRel(t.remote_nodes_per_token * 14336, 1e-12));
+  CHECK(t.dispatch_logical_bytes == 8 * 7408.0);
+  // Node-limited routing sends fewer IB copies than unlimited routing over 8 nodes.
+  CHECK(t.dispatch_nic_bytes < a2a_traffic_per_token(v3_ep(64, 0)).dispatch_nic_bytes);
+  // Deduplication per node: IB carries at most one copy per remote node, fewer than top-k.
+  CHECK(t.dispatch_nic_bytes < t.dispatch_logical_bytes);
+}
+
+TEST_CASE("intra-node EP8 uses NVLink only; alpha-beta time from the catalog or calibration") {
+  auto s = v3_ep(8, 0);
+  const auto t = a2a_traffic_per_token(s);
+  CHECK(t.dispatch_nic_bytes == 0);
+  CHECK(t.dispatch_nvlink_bytes > 0);
+  const double tokens = 4096;
+  const auto time = a2a_time(s, tokens);
+  CHECK(time.dispatch_nic_seconds == 0);
+  CHECK_THAT(time.dispatch_seconds(),
+             WithinRel(7 * 3.33e-6 + tokens * t.dispatch_nvlink_bytes / (200e9 * 0.77), 1e-12));
+  s.calibration = CalibrationProfile{};
+  s.calibration->collectives["alltoall_intra"] = CollectiveFit{1e-5, 100, 4, 0, 0, "test"};
+  CHECK_THAT(a2a_time(s, tokens).dispatch_seconds(),
+             WithinRel(7 * 1e-5 + tokens * t.dispatch_nvlink_bytes / 100e9, 1e-12));
+}
+
+TEST_CASE("all-to-all rejects dense models and top-k > experts, naming the key") {
+  auto s = v3_ep(64, 4);
+  s.model.top_k = 300;
+  CHECK_THROWS_WITH(a2a_traffic_per_token(s), Catch::Contains("model.top_k"));
+  s.model.routed_experts = 0;
+  CHECK_THROWS_AS(a2a_traffic_per_token(s), SpecError);
+}

@@ -1,0 +1,82 @@
+// KV cache golden figures (DESIGN.md "KV cache" and "More published figures": seed 000,
+// DeepSeek-V2 paper's comparison table, DeepSeek-V3 config, FlashMLA's FP8 cache format).
+#include <catch2/catch.hpp>
+
+#include "mhcsim/cost/kv_cache.h"
+#include "mhcsim/cost/memory.h"
+#include "mhcsim/error.h"
+#include "mhcsim/units.h"
+#include "models.h"
+
+using namespace mhcsim;
+using namespace mhcsim::cost;
+using Catch::Matchers::WithinRel;
+
+TEST_CASE("seed 000: L=32, H=4096 MHA in BF16 is 4 GiB at 8K tokens and 64 GiB at 128K") {
+  const auto m = test::dense(32, 4096, 32, 32, AttentionKind::MHA);  // 32 heads x 128 = 4096
+  CHECK(kv_bytes_per_sequence(m, DType::BF16, 8192, 0) == 4294967296.0);
+  CHECK(kv_bytes_per_sequence(m, DType::BF16, 131072, 0) == 64 * kGiB);
+}
+
+TEST_CASE("DeepSeek-V3 MLA: (512 + 64) x 61 = 35,136 elements = 70,272 B per token at BF16") {
+  const auto m = test::deepseek_v3();
+  CHECK(kv_elems_per_token_per_layer(m) == 576);
+  CHECK(kv_bytes_per_token(m, DType::BF16) == 70272);
+  // MHA-shaped heads (K 192 + V 128 = 2 x 160 per head): 4,997,120 B, 71.1x MLA.
+  auto mha = m;
+  mha.attention = AttentionKind::MHA;
+  mha.head_dim = 160;
+  CHECK(kv_bytes_per_token(mha, DType::BF16) == 4997120);
+  CHECK_THAT(kv_bytes_per_token(mha, DType::BF16) / 70272.0, WithinRel(71.1, 1e-3));
+}
+
+TEST_CASE("FlashMLA FP8 cache: 656 B per token per layer (512 e4m3 + 4 fp32 + 64 bf16)") {
+  CHECK(kv_bytes_per_token_per_layer(test::deepseek_v3(), DType::FP8) == 656);
+}
+
+TEST_CASE("DeepSeek-V2's 93.3% KV reduction against DeepSeek 67B") {
+  // DeepSeek 67B: 95 layers, GQA with 8 KV heads of 128, BF16 -> 389,120 B per token.
+  auto ds67b = test::dense(95, 8192, 64, 8, AttentionKind::GQA);
+  CHECK(kv_bytes_per_token(ds67b, DType::BF16) == 389120);
+  // DeepSeek-V2: 60 layers of MLA (d_c 512, d_R 64), deployed at ~6 bits per element.
+  auto v2 = test::deepseek_v3();
+  v2.layers = 60;
+  const double v2_bytes = kv_elems_per_token_per_layer(v2) * 60 * 0.75;
+  CHECK(v2_bytes == 25920);
+  CHECK_THAT(1.0 - v2_bytes / kv_bytes_per_token(ds67b, DType::BF16), WithinRel(0.9334, 1e-4));
+}
+
+TEST_CASE("MHA, GQA, MQA elements per token per layer") {
+  CHECK(kv_elems_per_token_per_layer(test::dense(1, 4096, 32, 32, AttentionKind::MHA)) == 8192);
+  CHECK(kv_elems_per_token_per_layer(test::dense(1, 4096, 32, 8, AttentionKind::GQA)) == 2048);
+  CHECK(kv_elems_per_token_per_layer(test::dense(1, 4096, 32, 1, AttentionKind::MQA)) == 256);
+  const auto m = test::dense(1, 4096, 32, 8, AttentionKind::GQA);
+  CHECK(kv_bytes_per_token(m, DType::INT4) == 1024);
+}
+
+TEST_CASE("paged cache rounds each sequence up to whole blocks") {
+  const auto m = test::deepseek_v3();
+  CHECK(kv_bytes_per_sequence(m, DType::BF16, 4989, 64) == 78 * 64 * 70272.0);
+  CHECK(kv_bytes_per_sequence(m, DType::BF16, 4992, 64) == 4992 * 70272.0);
+  CHECK(kv_bytes_per_sequence(m, DType::BF16, 1, 64) == 64 * 70272.0);
+  CHECK_THROWS_AS(kv_bytes_per_sequence(m, DType::BF16, 0, 64), SpecError);
+}
+
+TEST_CASE("sequences that fit on one GPU after weights and the activation reserve") {
+  Scenario s;
+  s.model = test::deepseek_v3();
+  s.hardware.gpu.hbm_bytes = 80 * kGiB;
+  s.hardware.gpus = 144;
+  s.parallel.ep = 144;
+  s.parallel.redundant_experts = 32;
+  s.precision.weights = DType::FP8;
+  s.workload.mode = WorkloadMode::Serve;
+  const auto fit = kv_fit(s, 4989);
+  CHECK(fit.weight_bytes == weight_bytes_per_gpu(s));
+  CHECK(fit.kv_budget_bytes == fit.hbm_bytes - fit.weight_bytes - fit.reserve_bytes);
+  CHECK(fit.sequences == static_cast<int64_t>(fit.kv_budget_bytes / fit.bytes_per_sequence));
+  CHECK(fit.sequences > 0);
+  // FP8 cache fits more sequences than BF16.
+  s.precision.kv_cache = DType::FP8;
+  CHECK(kv_fit(s, 4989).sequences > fit.sequences);
+}
