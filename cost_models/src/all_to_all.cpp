@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "mhcsim/cost/rates.h"
-#include "mhcsim/error.h"
+#include "check.h"
 
 namespace mhcsim::cost {
 
@@ -12,9 +12,9 @@ double d(int64_t v) { return static_cast<double>(v); }
 }  // namespace
 
 double expected_unique_bins(int64_t items, int64_t bins, int64_t picks) {
-  require(bins >= 1 && items >= bins && items % bins == 0, "experts",
+  check(bins >= 1 && items >= bins && items % bins == 0, "experts",
           "items must split evenly over bins (expected experts divisible by nodes/GPUs)");
-  require(picks >= 0 && picks <= items, "model.top_k", "must be in [0, experts]");
+  check(picks >= 0 && picks <= items, "model.top_k", "must be in [0, experts]");
   // P(a given bin is missed) = C(items - per_bin, picks) / C(items, picks), as a product.
   const int64_t per_bin = items / bins;
   double miss = 1.0;
@@ -23,24 +23,24 @@ double expected_unique_bins(int64_t items, int64_t bins, int64_t picks) {
 }
 
 double dispatch_bytes_per_selection(int64_t hidden, DType dispatch, int64_t tile) {
-  require(hidden >= 1, "model.hidden", "must be >= 1");
-  require(tile >= 1, "precision.fp8_tile", "must be >= 1");
+  check(hidden >= 1, "model.hidden", "must be >= 1");
+  check(tile >= 1, "precision.fp8_tile", "must be >= 1");
   const double scales = dispatch == DType::FP8 ? d((hidden + tile - 1) / tile) * 4.0 : 0.0;
   return d(hidden) * bytes_per_element(dispatch) + scales + kDispatchMetadataBytes;
 }
 
 double combine_bytes_per_selection(int64_t hidden, DType combine) {
-  require(hidden >= 1, "model.hidden", "must be >= 1");
+  check(hidden >= 1, "model.hidden", "must be >= 1");
   return d(hidden) * bytes_per_element(combine);
 }
 
 A2aTraffic a2a_traffic_per_token(const Scenario& s) {
   const auto& m = s.model;
   const auto& p = s.parallel;
-  require(m.is_moe(), "model.routed_experts", "all-to-all needs a MoE model (experts > 0)");
-  require(m.top_k >= 1 && m.top_k <= m.routed_experts, "model.top_k", "must be in [1, routed_experts]");
-  require(p.ep >= 1, "parallel.ep", "must be >= 1");
-  require(p.max_nodes_per_token >= 0, "parallel.max_nodes_per_token", "must be >= 0");
+  check(m.is_moe(), "model.routed_experts", "all-to-all needs a MoE model (experts > 0)");
+  check(m.top_k >= 1 && m.top_k <= m.routed_experts, "model.top_k", "must be in [1, routed_experts]");
+  check(p.ep >= 1, "parallel.ep", "must be >= 1");
+  check(p.max_nodes_per_token >= 0, "parallel.max_nodes_per_token", "must be >= 0");
   const int64_t gpn = std::max(1, s.hardware.gpus_per_node);
   A2aTraffic t;
   t.ep_nodes = (p.ep + gpn - 1) / gpn;
@@ -50,7 +50,7 @@ A2aTraffic a2a_traffic_per_token(const Scenario& s) {
   // routing picks those nodes first.
   const int64_t slots = m.routed_experts + p.redundant_experts;
   const int64_t experts_per_node = slots / t.ep_nodes;
-  require(experts_per_node * t.ep_nodes == slots && experts_per_node % gpus_in_node == 0,
+  check(experts_per_node * t.ep_nodes == slots && experts_per_node % gpus_in_node == 0,
           "parallel.ep", "routed + redundant experts must split evenly over the EP nodes and GPUs");
   const int64_t reachable = experts_per_node * t.nodes_limit;
   t.nodes_per_token = expected_unique_bins(reachable, t.nodes_limit, m.top_k);
@@ -76,7 +76,7 @@ double A2aTime::combine_seconds() const {
 }
 
 A2aTime a2a_time(const Scenario& s, double tokens) {
-  require(tokens >= 0, "tokens", "must be >= 0");
+  check(tokens >= 0, "tokens", "must be >= 0");
   const auto t = a2a_traffic_per_token(s);
   const double intra_peers = d(std::min<int64_t>(s.parallel.ep, s.hardware.gpus_per_node) - 1);
   const double inter_peers = d(t.ep_nodes - 1);

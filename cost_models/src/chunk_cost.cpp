@@ -8,7 +8,7 @@
 #include "mhcsim/cost/memory.h"
 #include "mhcsim/cost/mhc_traffic.h"
 #include "mhcsim/cost/rates.h"
-#include "mhcsim/error.h"
+#include "check.h"
 
 namespace mhcsim::cost {
 
@@ -20,10 +20,10 @@ struct Micro {
   double context = 0;  // keys attended per query
 };
 Micro micro_batch(const WorkloadSpec& w) {
-  require(w.seq_len >= 1, "workload.seq_len", "must be >= 1");
-  require(w.micro_batch_seqs >= 1, "workload.micro_batch_seqs", "must be >= 1");
-  require(w.context_len >= 1, "workload.context_len", "must be >= 1");
-  require(w.batch_seqs >= 1, "workload.batch_seqs", "must be >= 1");
+  check(w.seq_len >= 1, "workload.seq_len", "must be >= 1");
+  check(w.micro_batch_seqs >= 1, "workload.micro_batch_seqs", "must be >= 1");
+  check(w.context_len >= 1, "workload.context_len", "must be >= 1");
+  check(w.batch_seqs >= 1, "workload.batch_seqs", "must be >= 1");
   if (w.mode == WorkloadMode::Train)
     return {d(w.micro_batch_seqs * w.seq_len), average_causal_context(w.seq_len)};
   if (w.phase == ServePhase::Prefill)
@@ -50,11 +50,11 @@ ChunkCost chunk_cost(const Scenario& s, int64_t layers_per_chunk) {
   const auto& m = s.model;
   const auto& p = s.parallel;
   validate_model(m);
-  require(layers_per_chunk >= 1, "layers_per_chunk", "must be >= 1");
-  require(p.tp >= 1, "parallel.tp", "must be >= 1");
-  require(p.overlap >= 0 && p.overlap <= 1, "parallel.overlap", "must be in [0, 1]");
+  check(layers_per_chunk >= 1, "layers_per_chunk", "must be >= 1");
+  check(p.tp >= 1, "parallel.tp", "must be >= 1");
+  check(p.overlap >= 0 && p.overlap <= 1, "parallel.overlap", "must be in [0, 1]");
   const double equivalents = d(m.layers + p.extra_stage_layers);
-  require(d(layers_per_chunk) <= equivalents, "layers_per_chunk",
+  check(d(layers_per_chunk) <= equivalents, "layers_per_chunk",
           "cannot exceed the model's layers incl. extra stage layers");
   const Micro mb = micro_batch(s.workload);
   // This GPU's share of the micro-batch's whole-model work: chunk share, split over TP.

@@ -1,6 +1,6 @@
 #include "mhcsim/cost/flops.h"
 
-#include "mhcsim/error.h"
+#include "check.h"
 
 namespace mhcsim::cost {
 
@@ -25,33 +25,33 @@ double kv_groups(const ModelSpec& m) {
 }  // namespace
 
 void validate_model(const ModelSpec& m) {
-  require(m.layers >= 1, "model.layers", "must be >= 1");
-  require(m.hidden >= 1, "model.hidden", "must be >= 1");
-  require(m.vocab >= 1, "model.vocab", "must be >= 1");
-  require(m.heads >= 1, "model.heads", "must be >= 1");
+  check(m.layers >= 1, "model.layers", "must be >= 1");
+  check(m.hidden >= 1, "model.hidden", "must be >= 1");
+  check(m.vocab >= 1, "model.vocab", "must be >= 1");
+  check(m.heads >= 1, "model.heads", "must be >= 1");
   if (m.attention == AttentionKind::MLA) {
-    require(m.kv_lora_rank >= 1, "model.kv_lora_rank", "MLA needs d_c >= 1");
-    require(m.qk_nope_head_dim + m.qk_rope_head_dim >= 1, "model.qk_nope_head_dim",
+    check(m.kv_lora_rank >= 1, "model.kv_lora_rank", "MLA needs d_c >= 1");
+    check(m.qk_nope_head_dim + m.qk_rope_head_dim >= 1, "model.qk_nope_head_dim",
             "MLA needs a query/key head dim >= 1");
-    require(m.v_head_dim >= 1, "model.v_head_dim", "MLA needs a value head dim >= 1");
+    check(m.v_head_dim >= 1, "model.v_head_dim", "MLA needs a value head dim >= 1");
   } else {
-    require(m.head_dim >= 1, "model.head_dim", "must be >= 1");
+    check(m.head_dim >= 1, "model.head_dim", "must be >= 1");
     if (m.attention == AttentionKind::GQA)
-      require(m.kv_heads >= 1 && m.kv_heads <= m.heads && m.heads % m.kv_heads == 0,
+      check(m.kv_heads >= 1 && m.kv_heads <= m.heads && m.heads % m.kv_heads == 0,
               "model.kv_heads", "GQA groups must divide the heads (expected 1..heads)");
   }
-  require(m.dense_layers >= 0 && m.dense_layers <= m.layers, "model.dense_layers",
+  check(m.dense_layers >= 0 && m.dense_layers <= m.layers, "model.dense_layers",
           "must be in [0, layers]");
   if (m.is_moe()) {
-    require(m.top_k >= 1 && m.top_k <= m.routed_experts, "model.top_k",
+    check(m.top_k >= 1 && m.top_k <= m.routed_experts, "model.top_k",
             "must be in [1, routed_experts]");
-    require(m.expert_ffn_hidden >= 1, "model.expert_ffn_hidden", "must be >= 1 with experts");
-    require(m.shared_experts >= 0, "model.shared_experts", "must be >= 0");
+    check(m.expert_ffn_hidden >= 1, "model.expert_ffn_hidden", "must be >= 1 with experts");
+    check(m.shared_experts >= 0, "model.shared_experts", "must be >= 0");
   }
   if (!m.is_moe() || m.dense_layers > 0)
-    require(m.ffn_hidden >= 1, "model.ffn_hidden", "dense layers need an FFN size >= 1");
-  require(m.mhc_n >= 1, "model.mhc_n", "must be >= 1");
-  require(m.sinkhorn_iters >= 0, "model.sinkhorn_iters", "must be >= 0");
+    check(m.ffn_hidden >= 1, "model.ffn_hidden", "dense layers need an FFN size >= 1");
+  check(m.mhc_n >= 1, "model.mhc_n", "must be >= 1");
+  check(m.sinkhorn_iters >= 0, "model.sinkhorn_iters", "must be >= 0");
 }
 
 double attention_parameters_per_layer(const ModelSpec& m) {
@@ -101,7 +101,7 @@ double average_causal_context(int64_t seq_len) { return (d(seq_len) + 1.0) / 2.0
 
 TokenFlops forward_flops_per_token(const ModelSpec& m, double context) {
   const auto p = parameter_count(m);
-  require(context >= 0, "workload.seq_len", "context must be >= 0");
+  check(context >= 0, "workload.seq_len", "context must be >= 0");
   TokenFlops f;
   const double routed_share = m.is_moe() ? d(m.top_k) / d(m.routed_experts) : 0.0;
   f.attention_linear = 2.0 * p.attention;
@@ -120,7 +120,7 @@ TokenFlops forward_flops_per_token(const ModelSpec& m, double context) {
 }
 
 double training_flops_per_token(const ModelSpec& m, int64_t seq_len, bool causal) {
-  require(seq_len >= 1, "workload.seq_len", "must be >= 1");
+  check(seq_len >= 1, "workload.seq_len", "must be >= 1");
   const double ctx = causal ? average_causal_context(seq_len) : d(seq_len);
   return 3.0 * forward_flops_per_token(m, ctx).total();
 }

@@ -1,7 +1,7 @@
 #include "mhcsim/cost/kernel_bytes.h"
 
 #include "mhcsim/cost/mhc_traffic.h"
-#include "mhcsim/error.h"
+#include "check.h"
 
 namespace mhcsim::cost {
 
@@ -10,9 +10,9 @@ constexpr double kF32 = 4.0;  // coefficients, weights, routing weights
 constexpr double kIdx = 4.0;  // int32 indices
 
 void require_shape(int64_t n, int64_t channels, int64_t tokens) {
-  require(n >= 1, "model.mhc_n", "expansion rate must be >= 1");
-  require(channels >= 1, "model.hidden", "channels must be >= 1");
-  require(tokens >= 0, "tokens", "token count must be >= 0");
+  check(n >= 1, "model.mhc_n", "expansion rate must be >= 1");
+  check(channels >= 1, "model.hidden", "channels must be >= 1");
+  check(tokens >= 0, "tokens", "token count must be >= 0");
 }
 
 }  // namespace
@@ -54,12 +54,12 @@ KernelBytes mhc_post_res_unfused_bytes(int64_t n, int64_t channels, int64_t toke
 
 namespace {
 void require_mla(const MlaDecodeShape& s) {
-  require(s.batch >= 1, "workload.batch_seqs", "batch must be >= 1");
-  require(s.q_tokens >= 1, "q_tokens", "query tokens per sequence must be >= 1");
-  require(s.total_kv_tokens >= 0, "workload.context_len", "KV length must be >= 0");
-  require(s.q_heads >= 1, "model.heads", "query heads must be >= 1");
-  require(s.kv_lora_rank >= 1, "model.kv_lora_rank", "d_c must be >= 1");
-  require(s.rope_dim >= 0, "model.qk_rope_head_dim", "RoPE dim must be >= 0");
+  check(s.batch >= 1, "workload.batch_seqs", "batch must be >= 1");
+  check(s.q_tokens >= 1, "q_tokens", "query tokens per sequence must be >= 1");
+  check(s.total_kv_tokens >= 0, "workload.context_len", "KV length must be >= 0");
+  check(s.q_heads >= 1, "model.heads", "query heads must be >= 1");
+  check(s.kv_lora_rank >= 1, "model.kv_lora_rank", "d_c must be >= 1");
+  check(s.rope_dim >= 0, "model.qk_rope_head_dim", "RoPE dim must be >= 0");
 }
 // Per query-head elements touched per (query, key) pair: QK over d_c + d_R, PV over d_c.
 double mla_qk_pv_elems(const MlaDecodeShape& s) {
@@ -83,9 +83,9 @@ double mla_decode_bytes(const MlaDecodeShape& s, DType kv, DType q) {
 
 namespace {
 void require_moe(int64_t tokens, int64_t top_k, int64_t hidden) {
-  require(tokens >= 0, "tokens", "token count must be >= 0");
-  require(top_k >= 1, "model.top_k", "top-k must be >= 1");
-  require(hidden >= 1, "model.hidden", "hidden must be >= 1");
+  check(tokens >= 0, "tokens", "token count must be >= 0");
+  check(top_k >= 1, "model.top_k", "top-k must be >= 1");
+  check(hidden >= 1, "model.hidden", "hidden must be >= 1");
 }
 }  // namespace
 

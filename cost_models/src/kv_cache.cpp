@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "mhcsim/cost/memory.h"
-#include "mhcsim/error.h"
+#include "check.h"
 
 namespace mhcsim::cost {
 
@@ -24,16 +24,16 @@ double kv_shards(const Scenario& s) {
 double kv_elems_per_token_per_layer(const ModelSpec& m) {
   switch (m.attention) {
     case AttentionKind::MHA:
-      require(m.heads >= 1 && m.head_dim >= 1, "model.head_dim", "MHA needs heads and head_dim >= 1");
+      check(m.heads >= 1 && m.head_dim >= 1, "model.head_dim", "MHA needs heads and head_dim >= 1");
       return 2.0 * d(m.heads) * d(m.head_dim);
     case AttentionKind::GQA:
-      require(m.kv_heads >= 1 && m.head_dim >= 1, "model.kv_heads", "GQA needs kv_heads and head_dim >= 1");
+      check(m.kv_heads >= 1 && m.head_dim >= 1, "model.kv_heads", "GQA needs kv_heads and head_dim >= 1");
       return 2.0 * d(m.kv_heads) * d(m.head_dim);
     case AttentionKind::MQA:
-      require(m.head_dim >= 1, "model.head_dim", "MQA needs head_dim >= 1");
+      check(m.head_dim >= 1, "model.head_dim", "MQA needs head_dim >= 1");
       return 2.0 * d(m.head_dim);
     case AttentionKind::MLA:
-      require(m.kv_lora_rank >= 1, "model.kv_lora_rank", "MLA needs d_c >= 1");
+      check(m.kv_lora_rank >= 1, "model.kv_lora_rank", "MLA needs d_c >= 1");
       return d(m.kv_lora_rank + m.qk_rope_head_dim);
   }
   return 0;
@@ -49,13 +49,13 @@ double kv_bytes_per_token_per_layer(const ModelSpec& m, DType dtype) {
 }
 
 double kv_bytes_per_token(const ModelSpec& m, DType dtype) {
-  require(m.layers >= 1, "model.layers", "must be >= 1");
+  check(m.layers >= 1, "model.layers", "must be >= 1");
   return d(m.layers) * kv_bytes_per_token_per_layer(m, dtype);
 }
 
 double kv_bytes_per_sequence(const ModelSpec& m, DType dtype, int64_t context, int64_t block) {
-  require(context >= 1, "workload.context_len", "must be >= 1");
-  require(block >= 0, "workload.kv_block_tokens", "must be >= 0");
+  check(context >= 1, "workload.context_len", "must be >= 1");
+  check(block >= 0, "workload.kv_block_tokens", "must be >= 0");
   const int64_t tokens = block > 0 ? (context + block - 1) / block * block : context;
   return d(tokens) * kv_bytes_per_token(m, dtype);
 }
@@ -63,7 +63,7 @@ double kv_bytes_per_sequence(const ModelSpec& m, DType dtype, int64_t context, i
 KvFit kv_fit(const Scenario& s, int64_t context) {
   KvFit f;
   f.hbm_bytes = s.hardware.gpu.hbm_bytes;
-  require(f.hbm_bytes > 0, "hardware.gpu.hbm_bytes", "must be > 0");
+  check(f.hbm_bytes > 0, "hardware.gpu.hbm_bytes", "must be > 0");
   f.weight_bytes = weight_bytes_per_gpu(s);
   f.reserve_bytes = kServeActivationReserveFraction * f.hbm_bytes;
   f.kv_budget_bytes = std::max(0.0, f.hbm_bytes - f.weight_bytes - f.reserve_bytes);

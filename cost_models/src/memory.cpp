@@ -7,7 +7,7 @@
 #include "mhcsim/cost/kv_cache.h"
 #include "mhcsim/cost/mhc_traffic.h"
 #include "mhcsim/cost/pipeline.h"
-#include "mhcsim/error.h"
+#include "check.h"
 
 namespace mhcsim::cost {
 
@@ -17,14 +17,14 @@ bool is_mhc(const ModelSpec& m) { return m.residual != ResidualKind::Residual &&
 
 void validate_parallel(const Scenario& s) {
   const auto& p = s.parallel;
-  require(p.tp >= 1, "parallel.tp", "must be >= 1");
-  require(p.pp >= 1, "parallel.pp", "must be >= 1");
-  require(p.dp >= 1, "parallel.dp", "must be >= 1");
-  require(p.ep >= 1, "parallel.ep", "must be >= 1");
-  require(p.pp <= s.model.layers + p.extra_stage_layers, "parallel.pp",
-          "cannot exceed the number of layers (" + std::to_string(s.model.layers) + ")");
+  check(p.tp >= 1, "parallel.tp", "must be >= 1");
+  check(p.pp >= 1, "parallel.pp", "must be >= 1");
+  check(p.dp >= 1, "parallel.dp", "must be >= 1");
+  check(p.ep >= 1, "parallel.ep", "must be >= 1");
+  check(p.pp <= s.model.layers + p.extra_stage_layers, "parallel.pp",
+          [&] { return "cannot exceed the number of layers (" + std::to_string(s.model.layers) + ")"; });
   if (s.model.is_moe())
-    require(p.ep <= s.model.routed_experts + p.redundant_experts, "parallel.ep",
+    check(p.ep <= s.model.routed_experts + p.redundant_experts, "parallel.ep",
             "cannot exceed the number of experts");
 }
 
@@ -50,9 +50,11 @@ int64_t layers_per_chunk(const Scenario& s) {
   validate_parallel(s);
   const int64_t layers = s.model.layers + s.parallel.extra_stage_layers;
   const int64_t stages = pipeline_chunks(s.parallel.schedule, s.parallel.pp, s.parallel.virtual_stages);
-  require(layers >= stages, "parallel.pp",
-          "needs at least one layer per pipeline stage (" + std::to_string(layers) +
-              " layers over " + std::to_string(stages) + " stages)");
+  check(layers >= stages, "parallel.pp",
+          [&] {
+          return "needs at least one layer per pipeline stage (" + std::to_string(layers) +
+                 " layers over " + std::to_string(stages) + " stages)";
+        });
   return (layers + stages - 1) / stages;
 }
 
@@ -66,7 +68,7 @@ int64_t recompute_block(const Scenario& s, int64_t layers) {
 double activation_bytes_per_token(const Scenario& s, int64_t layers) {
   const auto& m = s.model;
   validate_model(m);
-  require(layers >= 1, "layers", "must be >= 1");
+  check(layers >= 1, "layers", "must be >= 1");
   double elems = d(layers) * layer_activation_elems(m);
   if (is_mhc(m)) {
     const int64_t block = recompute_block(s, layers);
@@ -97,7 +99,7 @@ double weight_bytes_per_gpu(const Scenario& s) {
 MemoryEstimate training_memory(const Scenario& s) {
   const auto& p = s.parallel;
   const auto& pr = s.precision;
-  require(p.zero_stage >= 0 && p.zero_stage <= 3, "parallel.zero_stage", "must be 0..3");
+  check(p.zero_stage >= 0 && p.zero_stage <= 3, "parallel.zero_stage", "must be 0..3");
   const auto params = rank_parameters(s);
   // ZeRO shards over the ranks holding the same parameters: dp for dense ones, the
   // dp x tp / ep expert-data-parallel ranks for experts.
@@ -117,7 +119,7 @@ MemoryEstimate training_memory(const Scenario& s) {
   e.activation_chunks = pipeline_activation_chunks(p.schedule, p.pp, p.micro_batches, p.virtual_stages);
   e.recompute_block = recompute_block(s, layers);
   const double tokens = d(s.workload.micro_batch_seqs * s.workload.seq_len);
-  require(tokens >= 1, "workload.seq_len", "micro-batch tokens must be >= 1");
+  check(tokens >= 1, "workload.seq_len", "micro-batch tokens must be >= 1");
   const double chunks = d(e.activation_chunks) * tokens;
   e.activation_bytes = chunks * activation_bytes_per_token(s, layers);
   if (e.recompute_block > 0) {

@@ -2,13 +2,13 @@
 
 #include <cmath>
 
-#include "mhcsim/error.h"
+#include "check.h"
 
 namespace mhcsim::cost {
 
 namespace {
 double d(int64_t v) { return static_cast<double>(v); }
-void require_n(int64_t n) { require(n >= 1, "model.mhc_n", "expansion rate must be >= 1"); }
+void require_n(int64_t n) { check(n >= 1, "model.mhc_n", "expansion rate must be >= 1"); }
 TrafficRow sum_rows(std::string name, const std::vector<TrafficRow>& rows) {
   TrafficRow s{std::move(name), {}, {}};
   for (const auto& r : rows) {
@@ -22,8 +22,8 @@ TrafficRow sum_rows(std::string name, const std::vector<TrafficRow>& rows) {
 
 ResidualTraffic traffic(const ModelSpec& m, const PrecisionSpec& p, bool fused, bool recompute,
                         double layer_tokens) {
-  require(m.hidden >= 1, "model.hidden", "must be >= 1");
-  require(layer_tokens >= 0, "tokens", "must be >= 0");
+  check(m.hidden >= 1, "model.hidden", "must be >= 1");
+  check(layer_tokens >= 0, "tokens", "must be >= 0");
   const auto fwd = residual_forward_row(m.residual, m.mhc_n, fused);
   // Recompute replays the mHC forward kernels only where there is something to drop.
   const bool replay = recompute && m.residual != ResidualKind::Residual && m.mhc_n > 1;
@@ -101,28 +101,28 @@ ResidualTraffic residual_traffic_per_token(const ModelSpec& m, const PrecisionSp
 
 ResidualTraffic residual_traffic_per_step(const ModelSpec& m, const PrecisionSpec& p,
                                           bool fused, bool recompute, double tokens) {
-  require(m.layers >= 1, "model.layers", "must be >= 1");
+  check(m.layers >= 1, "model.layers", "must be >= 1");
   return traffic(m, p, fused, recompute, 2.0 * d(m.layers) * tokens);
 }
 
 double mhc_stored_elems_no_recompute(int64_t n, int64_t channels, int64_t layers) {
   require_n(n);
-  require(layers >= 1, "model.layers", "must be >= 1");
+  check(layers >= 1, "model.layers", "must be >= 1");
   return d(n + 2) * d(channels) * d(layers);
 }
 
 // mHC paper Eq. 20.
 double mhc_stored_elems_recompute(int64_t n, int64_t channels, int64_t layers, int64_t block) {
   require_n(n);
-  require(layers >= 1, "model.layers", "must be >= 1");
-  require(block >= 1 && block <= layers, "parallel.mhc_recompute_block",
+  check(layers >= 1, "model.layers", "must be >= 1");
+  check(block >= 1 && block <= layers, "parallel.mhc_recompute_block",
           "block size must be in [1, layers of the stage]");
   const int64_t blocks = (layers + block - 1) / block;
   return d(n) * d(channels) * d(blocks) + d(n + 2) * d(channels) * d(block);
 }
 
 int64_t mhc_optimal_recompute_block(int64_t n, int64_t layers) {
-  require(layers >= 1, "model.layers", "must be >= 1");
+  check(layers >= 1, "model.layers", "must be >= 1");
   int64_t best = 1;
   for (int64_t b = 2; b <= layers; ++b)
     if (mhc_stored_elems_recompute(n, 1, layers, b) < mhc_stored_elems_recompute(n, 1, layers, best))

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "mhcsim/error.h"
+#include "check.h"
 
 namespace mhcsim::cost {
 
@@ -12,26 +12,26 @@ double d(int64_t v) { return static_cast<double>(v); }
 
 // The shapes the reference implementations accept (DualPipe README, dualpipe.py/dualpipev.py).
 void require_shape(Schedule s, int64_t pp, int64_t m, int64_t v) {
-  require(pp >= 1, "parallel.pp", "must be >= 1");
-  require(m >= 1, "parallel.micro_batches", "must be >= 1");
-  require(v >= 1, "parallel.virtual_stages", "must be >= 1");
+  check(pp >= 1, "parallel.pp", "must be >= 1");
+  check(m >= 1, "parallel.micro_batches", "must be >= 1");
+  check(v >= 1, "parallel.virtual_stages", "must be >= 1");
   switch (s) {
     case Schedule::DualPipe:
-      require(pp % 2 == 0, "parallel.pp", "DualPipe needs an even number of ranks");
-      require(m % 2 == 0 && m >= 2 * pp, "parallel.micro_batches",
-              "DualPipe needs an even number >= 2 x pp (" + std::to_string(2 * pp) + ")");
+      check(pp % 2 == 0, "parallel.pp", "DualPipe needs an even number of ranks");
+      check(m % 2 == 0 && m >= 2 * pp, "parallel.micro_batches",
+              [&] { return "DualPipe needs an even number >= 2 x pp (" + std::to_string(2 * pp) + ")"; });
       break;
     case Schedule::DualPipeV:
-      require(m >= 2 * pp, "parallel.micro_batches",
-              "DualPipeV needs >= 2 x pp (" + std::to_string(2 * pp) + ")");
+      check(m >= 2 * pp, "parallel.micro_batches",
+              [&] { return "DualPipeV needs >= 2 x pp (" + std::to_string(2 * pp) + ")"; });
       break;
     default: break;
   }
 }
 
 void require_times(const PhaseTimes& t) {
-  require(t.f >= 0 && t.b >= 0 && t.w >= 0 && t.fb >= 0, "phase_times", "must be >= 0");
-  require(t.w <= t.b, "phase_times.w", "weight-gradient part cannot exceed the full backward");
+  check(t.f >= 0 && t.b >= 0 && t.w >= 0 && t.fb >= 0, "phase_times", "must be >= 0");
+  check(t.w <= t.b, "phase_times.w", "weight-gradient part cannot exceed the full backward");
 }
 
 // Chunks one micro-batch visits on each rank.
@@ -71,8 +71,8 @@ double pipeline_bubble_fraction(Schedule s, int64_t pp, int64_t m, const PhaseTi
 }
 
 int64_t pipeline_chunks(Schedule s, int64_t pp, int64_t v) {
-  require(pp >= 1, "parallel.pp", "must be >= 1");
-  require(v >= 1, "parallel.virtual_stages", "must be >= 1");
+  check(pp >= 1, "parallel.pp", "must be >= 1");
+  check(v >= 1, "parallel.virtual_stages", "must be >= 1");
   return pp * chunks_visited(s, v);
 }
 

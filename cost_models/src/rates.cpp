@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "mhcsim/error.h"
+#include "check.h"
 #include "mhcsim/units.h"
 
 namespace mhcsim::cost {
@@ -22,7 +22,7 @@ LinkRate link(const Scenario& s, const char* name, double gbps, double efficienc
               double latency_us, const char* key) {
   if (const auto* fit = collective(s, name))
     return {fit->alpha_seconds, gbps_to_bytes_per_second(fit->bus_gbps)};
-  require(gbps > 0, key, "bandwidth must be > 0 (or calibrate " + std::string(name) + ")");
+  check(gbps > 0, key, [&] { return "bandwidth must be > 0 (or calibrate " + std::string(name) + ")"; });
   return {latency_us * kUs, gbps_to_bytes_per_second(gbps * efficiency)};
 }
 }  // namespace
@@ -30,8 +30,8 @@ LinkRate link(const Scenario& s, const char* name, double gbps, double efficienc
 double gemm_flops_per_second(const Scenario& s, DType dtype) {
   const auto& g = s.hardware.gpu;
   const double peak = dtype == DType::FP8 ? g.fp8_tflops : g.bf16_tflops;
-  require(peak > 0, "precision.gemm",
-          "GPU " + g.name + " has no " + std::string(to_string(dtype)) + " tensor-core peak");
+  check(peak > 0, "precision.gemm",
+          [&] { return "GPU " + g.name + " has no " + std::string(to_string(dtype)) + " tensor-core peak"; });
   const double eff = s.calibration && s.calibration->gemm_efficiency
                          ? *s.calibration->gemm_efficiency
                          : kDefaultGemmEfficiency;
@@ -49,7 +49,7 @@ LinkRate hbm_rate(const Scenario& s, std::string_view kernel) {
   const auto* fit = kernel_fit(s, kernel);
   if (!fit) fit = kernel_fit(s, "hbm_copy");
   if (fit) return {fit->overhead_seconds, gbps_to_bytes_per_second(fit->bandwidth_gbps)};
-  require(s.hardware.gpu.hbm_gbps > 0, "hardware.gpu.hbm_gbps", "must be > 0");
+  check(s.hardware.gpu.hbm_gbps > 0, "hardware.gpu.hbm_gbps", "must be > 0");
   return {0.0, gbps_to_bytes_per_second(s.hardware.gpu.hbm_gbps * kDefaultHbmEfficiency)};
 }
 

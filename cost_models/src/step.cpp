@@ -5,7 +5,7 @@
 #include "mhcsim/cost/flops.h"
 #include "mhcsim/cost/memory.h"
 #include "mhcsim/cost/rates.h"
-#include "mhcsim/error.h"
+#include "check.h"
 #include "mhcsim/units.h"
 
 namespace mhcsim::cost {
@@ -25,9 +25,9 @@ double dp_sync_seconds(const Scenario& s, double bytes, double ranks) {
 StepEstimate step_estimate(const Scenario& s) {
   const auto& p = s.parallel;
   const auto& w = s.workload;
-  require(w.mode == WorkloadMode::Train, "workload.mode", "step estimates need mode = \"train\"");
-  require(p.micro_batches >= 1, "parallel.micro_batches", "must be >= 1");
-  require(s.hardware.gpus >= 1, "hardware.gpus", "must be >= 1");
+  check(w.mode == WorkloadMode::Train, "workload.mode", "step estimates need mode = \"train\"");
+  check(p.micro_batches >= 1, "parallel.micro_batches", "must be >= 1");
+  check(s.hardware.gpus >= 1, "hardware.gpus", "must be >= 1");
   StepEstimate e;
   e.layers_per_chunk = layers_per_chunk(s);
   e.chunk = chunk_cost(s, e.layers_per_chunk);
