@@ -1,5 +1,6 @@
 #include "common.h"
 
+#include "mhcsim/calib/attach.h"
 #include "mhcsim/scenarios/load.h"
 
 namespace mhcsim::cli {
@@ -25,7 +26,11 @@ Scenario load_scenario(const ScenarioOptions& opts) {
     overrides.push_back({"calibration.profile", '"' + opts.calibration_path + '"'});
   const auto path = opts.scenario_path.empty() ? scenarios::default_scenario_path()
                                                : std::filesystem::path(opts.scenario_path);
-  return scenarios::load_scenario(path, overrides);
+  Scenario s = scenarios::load_scenario(path, overrides);
+  // A profile changes every prediction: say which one, and warn when it is from another GPU.
+  for (const auto& w : calib::attach_calibration(s)) std::cerr << "mhcsim: warning: " << w << "\n";
+  if (s.calibration) std::cerr << "mhcsim: " << calib::describe_calibration(*s.calibration) << "\n";
+  return s;
 }
 
 void print_json(const nlohmann::json& doc) { std::cout << doc.dump(2) << "\n"; }

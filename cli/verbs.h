@@ -7,5 +7,6 @@ namespace mhcsim::cli {
 
 void setup_hw(CLI::App& app);
 void setup_scenario(CLI::App& app);
+void setup_calibrate(CLI::App& app);
 
 }  // namespace mhcsim::cli

@@ -1,0 +1,43 @@
+#pragma once
+// Shared by the three fits: a group of measurements of one profile key, and the error summary
+// of a fit over them.
+#include <string>
+#include <vector>
+
+#include "mhcsim/calib/calibrate.h"
+#include "mhcsim/calib/robust_fit.h"
+
+namespace mhcsim::calib::detail {
+
+using Group = std::vector<const Measurement*>;
+
+struct ErrorSummary {
+  int points = 0;           // inliers
+  double median_pct = 0;    // |pred - meas| / meas over the inliers
+  double max_pct = 0;
+};
+ErrorSummary summarize(const LinearFit& fit);
+
+// "a.json: BM_x, BM_y (12 points, 1 outlier dropped)"
+std::string describe_source(const Group& group, const LinearFit& fit);
+
+// Robust fit; a fit that cannot be made becomes InputError naming the key and the files.
+LinearFit fit_or_throw(const std::string& key, const Group& group,
+                       const std::vector<std::vector<double>>& rows);
+
+// Two-column fit rows = {overhead term, size term}: coef = {overhead >= 0, seconds per unit
+// size > 0}. A negative overhead (noise at small sizes) is refit as zero; a non-positive rate
+// is an InputError (the times do not grow with the size).
+LinearFit fit_overhead_and_rate(const std::string& key, const Group& group,
+                                const std::vector<std::vector<double>>& rows);
+
+// Point rows for the report, predicted = rows[i] . coef.
+void append_points(const std::string& key, const Group& group,
+                   const std::vector<std::vector<double>>& rows, const std::vector<double>& sizes,
+                   const LinearFit& fit, std::vector<PointResult>& out);
+
+void fit_bandwidth(const std::string& key, const Group& group, Calibration& out);
+void fit_collective(const std::string& key, const Group& group, Calibration& out);
+void fit_gemm(const Group& group, double peak_flops_per_second_bf16, double peak_fp8, Calibration& out);
+
+}  // namespace mhcsim::calib::detail

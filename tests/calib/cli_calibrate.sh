@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The calibrate verb through the real binary: no GPU and no --from is one line and exit 2; a
+# SYNTHETIC benchmark file (tests/calib/data, generated, not measured) fits, reports and writes
+# a profile that other verbs take with --calibration; bad inputs are one-line errors.
+set -u
+M="$1"; SRC="$2"
+DATA="$SRC/tests/calib/data/synthetic_h200.json"
+fails=0; passes=0
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+check() {  # check NAME EXPECTED_RC PATTERN -- CMD...
+  local name=$1 want=$2 pat=$3; shift 4
+  local out rc
+  out=$("$@" 2>&1); rc=$?
+  if [[ $rc -ne $want ]] || ! grep -qE -- "$pat" <<<"$out"; then
+    echo "FAIL $name: rc=$rc (want $want), output:"; echo "$out" | head -8; fails=$((fails+1))
+  else passes=$((passes+1)); fi
+}
+one_line() {  # one_line NAME CMD...: the error is exactly one line on stderr, exit 2
+  local name=$1; shift
+  local err rc
+  err=$("$@" 2>&1 >/dev/null); rc=$?
+  if [[ $rc -ne 2 || $(wc -l <<<"$err") -ne 1 ]]; then
+    echo "FAIL $name: rc=$rc, stderr:"; echo "$err" | head -5; fails=$((fails+1))
+  else passes=$((passes+1)); fi
+}
+
+# Without --from: no GPU -> "no GPU found"; with a GPU the empty --bench-dir is the error.
+check no_input 2 "^mhcsim: (calibrate: no GPU found|--bench-dir: no benchmark binaries)" -- \
+  "$M" calibrate --bench-dir "$tmp/none" -o "$tmp/p.json"
+one_line no_input_one_line "$M" calibrate --bench-dir "$tmp/none" -o "$tmp/p.json"
+if ! command -v nvidia-smi >/dev/null; then
+  check no_gpu_message 2 "no GPU found .* no --from given" -- "$M" calibrate -o "$tmp/p.json"
+fi
+
+check report 0 "median \|error\|" -- "$M" calibrate --from "$DATA" -o "$tmp/p.json" --report --check
+check report_rows 0 "BM_sinkhorn/bytes:1048576/manual_time" -- "$M" calibrate --from "$DATA" -o "$tmp/p.json" --report
+check target 0 "target .*met" -- "$M" calibrate --from "$DATA" -o "$tmp/p.json"
+python3 - "$tmp/p.json" <<'PY' && passes=$((passes+1)) || { echo "FAIL profile content"; fails=$((fails+1)); }
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["schema"] == "mhcsim.calibration" and p["schema_version"] == 1, p["schema"]
+assert p["gpu_name"] == "NVIDIA H200" and p["catalog_gpu"] == "H200"
+assert set(p["kernels"]) == {"hbm_copy", "mhc_post_res_fused", "sinkhorn"}, p["kernels"].keys()
+assert "alltoall_intra" in p["collectives"] and 0.6 < p["gemm_efficiency"] < 0.8
+assert len(p["residuals"]) == 44 and all("error_pct" in r for r in p["residuals"])
+PY
+"$M" calibrate --from "$DATA" -o "$tmp/q.json" --json > "$tmp/out.json" 2>/dev/null && \
+  python3 -c "import json,sys; json.load(open(sys.argv[1]))['kernels']['hbm_copy']" "$tmp/out.json" \
+  && passes=$((passes+1)) || { echo "FAIL --json does not parse"; fails=$((fails+1)); }
+
+# Bad benchmark input: unknown kernel (file and benchmark named), malformed JSON.
+sed 's/BM_sinkhorn/BM_flash_attn/g' "$DATA" > "$tmp/unknown.json"
+check unknown_kernel 2 "unknown.json: BM_flash_attn/bytes:[0-9]+/manual_time: unknown kernel class" -- \
+  "$M" calibrate --from "$tmp/unknown.json" -o "$tmp/u.json"
+head -c 500 "$DATA" > "$tmp/truncated.json"
+check malformed 2 "truncated.json: malformed JSON" -- "$M" calibrate --from "$tmp/truncated.json" -o "$tmp/t.json"
+one_line malformed_one_line "$M" calibrate --from "$tmp/truncated.json" -o "$tmp/t.json"
+
+# The profile on another verb: the H800 scenario warns that the profile is from an H200.
+check attach_warns 0 "warning: calibration profile .* NVIDIA H200 .* another GPU" -- \
+  "$M" scenario -s "$SRC/scenarios/deepseek_v3_train.toml" --calibration "$tmp/p.json"
+check attach_says 0 "calibrated: .*p.json" -- \
+  "$M" scenario -s "$SRC/scenarios/deepseek_v3_train.toml" --calibration "$tmp/p.json"
+python3 -c "import json,sys; p=json.load(open(sys.argv[1])); p['schema_version']=99; json.dump(p, open(sys.argv[2],'w'))" \
+  "$tmp/p.json" "$tmp/newer.json"
+check newer_schema 2 "newer.json: schema_version: 99 is not supported" -- \
+  "$M" scenario -s "$SRC/scenarios/deepseek_v3_train.toml" --calibration "$tmp/newer.json"
+
+echo "calib_cli: $passes passed, $fails failed"
+[[ $fails -eq 0 ]]

@@ -1,0 +1,166 @@
+// Bad input gives a clear error naming the file and what is wrong, never a silent fit:
+// malformed JSON, unknown kernel classes, profiles from a newer schema or another GPU.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "mhcsim/calib/attach.h"
+#include "mhcsim/calib/gpu_match.h"
+#include "mhcsim/calib/profile_json.h"
+#include "mhcsim/error.h"
+#include "mhcsim/scenarios/catalog.h"
+#include "synthetic.h"
+
+namespace mhcsim::calib {
+namespace {
+
+using Catch::Matchers::Contains;
+namespace fs = std::filesystem;
+
+std::vector<test::SyntheticRow> copy_rows(int sizes) {
+  std::vector<test::SyntheticRow> rows;
+  for (int i = 1; i <= sizes; ++i) {
+    const double bytes = i * 1e8;
+    rows.push_back({"BM_hbm_copy/bytes:" + std::to_string(int64_t(bytes)) + "/manual_time",
+                    5e-6 + bytes / 4e12, bytes});
+  }
+  return rows;
+}
+
+std::string message_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no InputError)";
+}
+
+fs::path temp_file(const std::string& name, const std::string& text) {
+  const fs::path p = fs::temp_directory_path() / ("mhcsim_calib_test_" + name);
+  std::ofstream(p) << text;
+  return p;
+}
+
+TEST_CASE("malformed benchmark JSON names the file", "[calib][errors]") {
+  const auto msg = message_of([] { parse_benchmark_json("{\"context\": {", "bench.json"); });
+  CHECK_THAT(msg, Contains("bench.json") && Contains("malformed JSON"));
+  CHECK_THAT(message_of([] { parse_benchmark_json("[1, 2]", "b.json"); }), Contains("expected a JSON object"));
+  CHECK_THAT(message_of([] { parse_benchmark_json("{\"benchmarks\": []}", "b.json"); }),
+             Contains("b.json: context"));
+}
+
+TEST_CASE("a benchmark from an unknown kernel names the file and the benchmark", "[calib][errors]") {
+  auto rows = copy_rows(4);
+  rows.push_back({"BM_flash_attn_fwd/seq:4096/manual_time", 1e-3, 1e9});
+  const auto msg = message_of([&] { parse_benchmark_json(test::synthetic_doc(rows).dump(), "kern.json"); });
+  CHECK_THAT(msg, Contains("kern.json: BM_flash_attn_fwd/seq:4096/manual_time: unknown kernel class "
+                           "'BM_flash_attn_fwd'") && Contains("hbm_copy"));
+}
+
+TEST_CASE("missing GPU name, bytes or sizes are errors, not guesses", "[calib][errors]") {
+  auto doc = test::synthetic_doc(copy_rows(4));
+  doc["context"].erase("gpu_name");
+  CHECK_THAT(message_of([&] { parse_benchmark_json(doc.dump(), "x.json"); }), Contains("context.gpu_name"));
+
+  auto one_size = copy_rows(1);
+  one_size.push_back(one_size.front());
+  one_size.push_back(one_size.front());
+  CHECK_THAT(message_of([&] { calibrate({parse_benchmark_json(test::synthetic_doc(one_size).dump(), "y.json")}); }),
+             Contains("hbm_copy") && Contains("at least 2 different sizes"));
+
+  auto no_bytes = copy_rows(4);
+  no_bytes[2].bytes = 0;
+  CHECK_THAT(message_of([&] { calibrate({parse_benchmark_json(test::synthetic_doc(no_bytes).dump(), "z.json")}); }),
+             Contains("z.json") && Contains("bytes_per_second"));
+
+  std::vector<test::SyntheticRow> no_ranks = {{"BM_nccl_alltoall/bytes:1000/manual_time", 1e-5, 1e3}};
+  CHECK_THAT(message_of([&] { calibrate({parse_benchmark_json(test::synthetic_doc(no_ranks).dump(), "c.json")}); }),
+             Contains("needs 'ranks'"));
+}
+
+TEST_CASE("files from two GPUs cannot make one profile", "[calib][errors]") {
+  const auto a = parse_benchmark_json(test::synthetic_doc(copy_rows(4)).dump(), "a.json");
+  const auto b = parse_benchmark_json(test::synthetic_doc(copy_rows(4), "NVIDIA H100 80GB HBM3").dump(), "b.json");
+  CHECK_THAT(message_of([&] { calibrate({a, b}); }), Contains("b.json") && Contains("one GPU"));
+}
+
+TEST_CASE("benchmark rows that errored are skipped and reported", "[calib]") {
+  auto doc = test::synthetic_doc(copy_rows(4));
+  doc["benchmarks"].push_back({{"name", "BM_nccl_alltoall/ranks:8/manual_time"}, {"run_type", "iteration"},
+                               {"error_occurred", true}, {"error_message", "needs 8 GPUs"}});
+  const Calibration c = calibrate({parse_benchmark_json(doc.dump(), "e.json")});
+  REQUIRE(c.warnings.size() == 1);
+  CHECK_THAT(c.warnings[0], Contains("e.json: skipped BM_nccl_alltoall/ranks:8/manual_time: needs 8 GPUs"));
+  CHECK(c.profile.collectives.empty());
+}
+
+TEST_CASE("profile round-trips through JSON and refuses newer schemas", "[calib][profile]") {
+  const Calibration c = calibrate({parse_benchmark_json(test::synthetic_doc(copy_rows(5)).dump(), "r.json")});
+  const fs::path path = fs::temp_directory_path() / "mhcsim_calib_test_profile.json";
+  write_calibration(path, c);
+  const CalibrationProfile back = read_profile(path);
+  CHECK(back.gpu_name == "NVIDIA H200");
+  CHECK(back.catalog_gpu == "H200");
+  CHECK(back.date == "2026-12-02T00:00:00+00:00");
+  CHECK(back.path == path.string());
+  REQUIRE(back.kernels.count("hbm_copy"));
+  CHECK(back.kernels.at("hbm_copy").bandwidth_gbps == c.profile.kernels.at("hbm_copy").bandwidth_gbps);
+  CHECK(back.kernels.at("hbm_copy").source == c.profile.kernels.at("hbm_copy").source);
+
+  auto doc = calibration_to_json(c);
+  CHECK(doc["residuals"].size() == 5);
+  doc["schema_version"] = kSchemaVersion + 1;
+  CHECK_THAT(message_of([&] { profile_from_json(doc, "new.json"); }),
+             Contains("new.json: schema_version: 2 is not supported") && Contains("newer mhcsim"));
+  doc["schema_version"] = kSchemaVersion;
+  doc["kernels"]["hbm_copy"].erase("bandwidth_gbps");
+  CHECK_THAT(message_of([&] { profile_from_json(doc, "p.json"); }),
+             Contains("p.json: kernels.hbm_copy.bandwidth_gbps: missing or not a number"));
+  const fs::path broken = temp_file("broken.json", "{\"schema\": ");
+  CHECK_THAT(message_of([&] { read_profile(broken); }), Contains("malformed JSON"));
+  CHECK_THAT(message_of([&] { profile_from_json(test::synthetic_doc(copy_rows(2)), "bench.json"); }),
+             Contains("bench.json: schema: missing"));
+}
+
+Scenario scenario_on(const std::string& catalog_key, const fs::path& profile) {
+  Scenario s;
+  s.hardware.gpu = scenarios::find_gpu(catalog_key).gpu;
+  s.calibration_path = profile.string();
+  return s;
+}
+
+TEST_CASE("attaching a profile: same GPU silent, other GPU warns", "[calib][profile]") {
+  const Calibration c = calibrate({parse_benchmark_json(test::synthetic_doc(copy_rows(5)).dump(), "r.json")});
+  const fs::path path = fs::temp_directory_path() / "mhcsim_calib_test_attach.json";
+  write_profile(path, c.profile);
+
+  Scenario same = scenario_on("H200", path);
+  CHECK(attach_calibration(same).empty());
+  REQUIRE(same.calibration);
+  CHECK(same.calibration->kernels.count("hbm_copy") == 1);
+  CHECK_THAT(describe_calibration(*same.calibration), Contains("calibrated: ") && Contains("NVIDIA H200"));
+
+  Scenario other = scenario_on("H800", path);
+  const auto warnings = attach_calibration(other);
+  REQUIRE(warnings.size() == 1);
+  CHECK_THAT(warnings[0], Contains("NVIDIA H200") && Contains("H800") && Contains("another GPU"));
+  CHECK(other.calibration);  // still attached: the user asked for it; the warning says why it may be off
+
+  Scenario none;
+  CHECK(attach_calibration(none).empty());
+  CHECK_FALSE(none.calibration);
+}
+
+TEST_CASE("driver GPU names map to catalog keys", "[calib]") {
+  CHECK(catalog_key_for("NVIDIA H100 80GB HBM3") == "H100");
+  CHECK(catalog_key_for("NVIDIA H800") == "H800");
+  CHECK(catalog_key_for("NVIDIA A100-SXM4-80GB") == "A100");
+  CHECK(catalog_key_for("H200 SXM 141GB") == "H200");
+  CHECK(catalog_key_for("NVIDIA GeForce RTX 4090").empty());
+  CHECK(catalog_key_for("NVIDIA H1000").empty());
+}
+
+}  // namespace
+}  // namespace mhcsim::calib
