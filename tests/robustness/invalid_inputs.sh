@@ -40,7 +40,8 @@ while IFS='|' read -r name class args pattern; do
     echo "SKIP $name ($class): verb '${argv[0]}' is not built"; skips=$((skips+1)); continue
   fi
   "$M" "${argv[@]}" >"$gen/out" 2>"$gen/err" </dev/null; rc=$?
-  lines=$(wc -l <"$gen/err")
+  # CLI11's usage errors add a hint line after the message; it is not a second message.
+  lines=$(grep -cv '^Run with --help for more information\.$' "$gen/err")
   why=""
   if (( rc > 128 )); then why="killed by signal $((rc-128))"
   elif (( rc != 2 )); then why="exit code $rc (want 2)"

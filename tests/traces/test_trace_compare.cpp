@@ -55,7 +55,7 @@ TEST_CASE("classifier: a bad regex is an InputError naming the class") {
   CHECK_THROWS_WITH(Classifier(p), Catch::Matchers::Contains("patterns.mlp: 'gemm(' is not a valid regex"));
 }
 
-TEST_CASE("patterns file: TOML and JSON override the defaults; bad files name file and key") {
+TEST_CASE("patterns file: TOML and JSON override the defaults, bad files name file and key") {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / "mhcsim_test_patterns";
   fs::create_directories(dir);
@@ -143,4 +143,14 @@ TEST_CASE("compare: error per row, mean and max, zero rows left out") {
   CHECK_FALSE(c.rows[2].error_pct);
   CHECK_THAT(c.mean_abs_error_pct, WithinRel(17.5, 1e-9));
   CHECK_THAT(c.max_abs_error_pct, WithinRel(25.0, 1e-9));
+}
+
+TEST_CASE("metrics: Kineto's epoch-sized timestamps keep microsecond kernels exact") {
+  // ts ~1.7e15 us: as seconds a double is spaced ~0.24 us there, which would blur these kernels.
+  const auto t = timeline_of(R"({"traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "flash_fwd_kernel", "pid": 0, "tid": 7, "ts": 1701234567890123.5, "dur": 1.5},
+    {"ph": "X", "cat": "kernel", "name": "flash_fwd_kernel", "pid": 0, "tid": 7, "ts": 1701234567890126.0, "dur": 2.25}]})");
+  const auto m = measure(t, 0, 1);
+  CHECK_THAT(m.compute_busy_seconds, WithinRel(3.75 * kUsec, 1e-12));
+  CHECK_THAT(m.step_seconds, WithinRel(4.75 * kUsec, 1e-12));
 }

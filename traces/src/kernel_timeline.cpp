@@ -37,7 +37,10 @@ void KernelTimelineBuilder::add(const TraceEvent& e) {
     stream_pid_.push_back(e.pid);
     timeline_.streams.push_back({0, fmt::format("pid {} tid {}", e.pid, e.tid)});
   }
-  const double start = e.ts_us * kUs;
+  // Times relative to the first kernel: Kineto's ts are ~1e15 us since an epoch, where a
+  // double's spacing is ~0.1 us; rebasing before converting keeps durations intact.
+  if (!base_us_) base_us_ = e.ts_us;
+  const double start = (e.ts_us - *base_us_) * kUs;
   timeline_.spans.push_back({start, start + e.dur_us * kUs, it->second, *cls});
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,7 @@ struct KernelTimeline {
 class KernelTimelineBuilder {
  public:
   explicit KernelTimelineBuilder(const ClassPatterns& patterns) : classifier_(patterns) {}
+  explicit KernelTimelineBuilder(Classifier classifier) : classifier_(std::move(classifier)) {}
   void add(const TraceEvent& e);
   KernelTimeline finish() &&;
 
@@ -45,6 +47,7 @@ class KernelTimelineBuilder {
   KernelTimeline timeline_;
   std::map<std::pair<std::string, std::string>, int32_t> stream_index_;
   std::vector<std::string> stream_pid_;
+  std::optional<double> base_us_;  // ts of the first kernel
 };
 
 KernelTimeline read_kernel_timeline(const std::filesystem::path& trace, const ClassPatterns& patterns);

@@ -1,0 +1,7 @@
+// libFuzzer: the scenario parser (scenarios/load.h). Seeds: scenarios/*.toml.
+#include "targets.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  mhcsim::fuzz::scenario_input(data, size);
+  return 0;
+}
