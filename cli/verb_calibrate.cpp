@@ -40,15 +40,17 @@ fs::path default_bench_dir() {
 // Benchmark JSON to fit: --from, or a fresh run of kernels/bench on the local GPU.
 std::vector<fs::path> measurement_files(const CalibrateOptions& o) {
   if (!o.from.empty()) return {o.from.begin(), o.from.end()};
-  const auto gpu = calib::detect_gpu();
-  if (!gpu)
+  const auto gpus = calib::detect_gpus();
+  if (gpus.empty())
     throw InputError("calibrate", "no GPU found (nvidia-smi lists none) and no --from given "
                                   "(expected --from BENCH.json, Google Benchmark JSON output)");
   const fs::path bench = o.bench_dir.empty() ? default_bench_dir() : fs::path(o.bench_dir);
   const fs::path save = o.save_bench.empty() ? fs::path(o.output + ".bench") : fs::path(o.save_bench);
-  std::cerr << fmt::format("mhcsim: running the benchmarks in {} on {}; JSON in {}\n",
-                           bench.string(), *gpu, save.string());
-  return calib::run_kernel_benchmarks(bench, save);
+  const calib::BenchRun run = calib::run_kernel_benchmarks(bench, save, int(gpus.size()));
+  std::cerr << fmt::format("mhcsim: ran the benchmarks in {} on {} x {}; JSON in {}\n",
+                           bench.string(), gpus.size(), gpus.front(), save.string());
+  for (const auto& note : run.notes) std::cerr << "mhcsim: note: " << note << "\n";
+  return run.files;
 }
 
 void print_text(const calib::Calibration& c, bool report) {
@@ -81,7 +83,7 @@ void setup_calibrate(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--gpu", opts->gpu, "Catalog GPU key when the driver's GPU name matches none");
   cmd->add_option("--bench-dir", opts->bench_dir,
-                  "Directory of kernels/bench binaries to run (default: beside this executable)");
+                  "Directory holding mhcsim_kernel_bench and mhcsim_nccl_bench (default: this build's kernels/bench)");
   cmd->add_option("--save-bench", opts->save_bench,
                   "Where a run keeps its benchmark JSON (default: <output>.bench/)");
   cmd->add_flag("--report", opts->report, "Predicted vs measured time and error for every point");

@@ -91,6 +91,16 @@ bool is_builtin_field(const std::string& key) {
   return false;
 }
 
+const KernelClass* class_or_throw(const std::string& name, const std::string& file) {
+  const std::string family = name.substr(0, name.find('/'));
+  const KernelClass* k = find_kernel_class(family);
+  if (!k)
+    fail(file, name,
+         fmt::format("unknown kernel class '{}' (expected BM_<class> or NCCL_<op> with class one "
+                     "of: {})", family, known_kernel_class_names()));
+  return k;
+}
+
 Measurement parse_row(const json& row, const std::string& file) {
   Measurement m;
   m.file = file;
@@ -99,12 +109,7 @@ Measurement parse_row(const json& row, const std::string& file) {
   if (name_it == row.end()) name_it = row.find("name");
   if (name_it == row.end() || !name_it->is_string()) fail(file, "benchmarks", "row without a name");
   m.name = name_it->get<std::string>();
-  const std::string family = m.name.substr(0, m.name.find('/'));
-  m.kernel = find_kernel_class(family);
-  if (!m.kernel)
-    fail(file, m.name,
-         fmt::format("unknown kernel class '{}' (expected BM_<class> with class one of: {})", family,
-                     known_kernel_class_names()));
+  m.kernel = class_or_throw(m.name, file);
   const double unit_s = seconds_per_unit(row.value("time_unit", std::string("ns")), file, m.name);
   m.seconds = number(row, "real_time", file, m.name) * unit_s;
   if (!(m.seconds > 0)) fail(file, m.name, "real_time must be > 0");
@@ -117,19 +122,42 @@ Measurement parse_row(const json& row, const std::string& file) {
   m.args = name_args(m.name);
   for (const auto& [key, value] : row.items())
     if (value.is_number() && !is_builtin_field(key)) m.args.emplace(key, value.get<double>());
+  // kernels/bench's run_timed also records the byte count itself: exact, no rate round trip.
+  m.bytes = arg_or(m, "model_bytes", m.bytes);
   return m;
 }
 
-}  // namespace
-
-BenchFile parse_benchmark_json(const std::string& text, const std::string& file_name) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    fail(file_name, "", fmt::format("malformed JSON: {}", e.what()));
+// mhcsim_nccl_bench --json: {"context": {nranks, devices: "<GPU>, NCCL <v>", nccl},
+// "rows": [{name: "NCCL_alltoall/bytes:B/ranks:N", size_bytes, time_us, wrong}]}.
+BenchFile parse_nccl_probe(const json& doc, const std::string& file) {
+  BenchFile f;
+  f.path = file;
+  const json& ctx = doc.at("context");
+  const std::string devices = context_string(ctx, {"devices"});
+  f.context.gpu_name = devices.substr(0, devices.find(", NCCL"));
+  if (auto it = ctx.find("nccl"); it != ctx.end() && it->is_number()) f.context.nccl_version = it->dump();
+  if (f.context.gpu_name.empty()) fail(file, "context.devices", "missing (expected \"<GPU name>, NCCL <version>\")");
+  for (const auto& row : doc.at("rows")) {
+    if (!row.is_object() || !row.contains("name") || !row["name"].is_string())
+      fail(file, "rows", "every row must be an object with a name");
+    Measurement m;
+    m.file = file;
+    m.name = row["name"].get<std::string>();
+    m.kernel = class_or_throw(m.name, file);
+    m.seconds = number(row, "time_us", file, m.name) * 1e-6;
+    m.bytes = number(row, "size_bytes", file, m.name);
+    if (!(m.seconds > 0)) fail(file, m.name, "time_us must be > 0");
+    if (const double wrong = row.value("wrong", 0.0); wrong > 0) {
+      f.skipped.push_back(fmt::format("{}: {:.0f} wrong elements (correctness check failed)", m.name, wrong));
+      continue;
+    }
+    m.args = name_args(m.name);
+    f.measurements.push_back(std::move(m));
   }
-  if (!doc.is_object()) fail(file_name, "", "expected a JSON object (Google Benchmark output)");
+  return f;
+}
+
+BenchFile parse_google_benchmark(const json& doc, const std::string& file_name) {
   BenchFile f;
   f.path = file_name;
   f.context = parse_context(doc, file_name);
@@ -155,6 +183,24 @@ BenchFile parse_benchmark_json(const std::string& text, const std::string& file_
     f.measurements.push_back(parse_row(row, file_name));
   }
   return f;
+}
+
+}  // namespace
+
+BenchFile parse_benchmark_json(const std::string& text, const std::string& file_name) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    fail(file_name, "", fmt::format("malformed JSON: {}", e.what()));
+  }
+  if (!doc.is_object()) fail(file_name, "", "expected a JSON object (Google Benchmark output)");
+  try {
+    const bool nccl_probe = doc.contains("rows") && doc["rows"].is_array() && doc.contains("context");
+    return nccl_probe ? parse_nccl_probe(doc, file_name) : parse_google_benchmark(doc, file_name);
+  } catch (const json::exception& e) {  // a field of the wrong type deep in a row
+    fail(file_name, "", fmt::format("unexpected JSON structure: {}", e.what()));
+  }
 }
 
 BenchFile read_benchmark_file(const std::filesystem::path& path) {

@@ -16,24 +16,25 @@
 namespace mhcsim::calib {
 namespace {
 
+// Fills the profile's empty context fields; warns when two files disagree on one (the NCCL
+// probe records no driver or date, so empty is not a disagreement).
+void merge_field(std::string& into, const std::string& value, const char* what, const BenchFile& f,
+                 Calibration& out) {
+  if (into.empty()) into = value;
+  else if (!value.empty() && value != into)
+    out.warnings.push_back(fmt::format("{}: {} {} differs from {} in an earlier file", f.path, what, value, into));
+}
+
 void merge_context(const BenchFile& f, Calibration& out) {
   CalibrationProfile& p = out.profile;
-  if (p.gpu_name.empty()) {
-    p.gpu_name = f.context.gpu_name;
-    p.driver_version = f.context.driver_version;
-    p.cuda_version = f.context.cuda_version;
-    p.date = f.context.date;
-    return;
-  }
-  if (f.context.gpu_name != p.gpu_name)
+  if (!p.gpu_name.empty() && f.context.gpu_name != p.gpu_name)
     throw InputError("context.gpu_name",
                      fmt::format("'{}' differs from '{}' in {} (one profile describes one GPU)",
                                  f.context.gpu_name, p.gpu_name, out.inputs.front()),
                      {f.path, 0});
-  if (f.context.driver_version != p.driver_version || f.context.cuda_version != p.cuda_version)
-    out.warnings.push_back(fmt::format("{}: driver {} / CUDA {} differ from {} / {} in {}", f.path,
-                                       f.context.driver_version, f.context.cuda_version,
-                                       p.driver_version, p.cuda_version, out.inputs.front()));
+  p.gpu_name = f.context.gpu_name;
+  merge_field(p.driver_version, f.context.driver_version, "driver", f, out);
+  merge_field(p.cuda_version, f.context.cuda_version, "CUDA", f, out);
   p.date = std::max(p.date, f.context.date);  // ISO 8601: the latest measurement
 }
 

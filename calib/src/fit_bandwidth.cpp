@@ -17,15 +17,11 @@ void fit_bandwidth(const std::string& key, const Group& group, Calibration& out)
     rows.push_back({1.0, m->bytes});
     sizes.push_back(m->bytes);
   }
-  const LinearFit fit = fit_overhead_and_rate(key, group, rows);
-  const ErrorSummary e = summarize(fit);
+  const LinearFit fit = fit_overhead_and_rate(key, group, rows, out.warnings);
   BandwidthFit& f = out.profile.kernels[key];
   f.overhead_seconds = fit.coef[0];
   f.bandwidth_gbps = 1.0 / fit.coef[1] / kGB;
-  f.points = e.points;
-  f.median_error_pct = e.median_pct;
-  f.max_error_pct = e.max_pct;
-  f.source = describe_source(group, fit);
+  set_stats(f, summarize(fit), describe_source(group, fit));
   append_points(key, group, rows, sizes, fit, out.points);
 }
 

@@ -59,7 +59,8 @@ struct Quality {
 };
 
 Quality quality(const std::string& key, const Range& r) {
-  const LinearFit fit = fit_overhead_and_rate(key, r.group, r.rows);
+  std::vector<std::string> ignored;  // notes of trial fits; the kept ranges note their own
+  const LinearFit fit = fit_overhead_and_rate(key, r.group, r.rows, ignored);
   return {int(r.group.size()) - fit.inliers(), summarize(fit).max_pct};
 }
 
@@ -112,16 +113,12 @@ void fit_collective(const std::string& key, const Group& unsorted, Calibration& 
     // The top range keeps the plain key; lower ones name their exclusive upper bound.
     const std::string range_key =
         i + 1 == ranges.size() ? key : fmt::format("{}@lt{:.0f}", key, ranges[i + 1].sizes.front());
-    const LinearFit fit = fit_overhead_and_rate(range_key, r.group, r.rows);
-    const ErrorSummary e = summarize(fit);
+    const LinearFit fit = fit_overhead_and_rate(range_key, r.group, r.rows, out.warnings);
     CollectiveFit& f = out.profile.collectives[range_key];
     f.alpha_seconds = fit.coef[0];
     f.bus_gbps = 1.0 / fit.coef[1] / kGB;
-    f.points = e.points;
-    f.median_error_pct = e.median_pct;
-    f.max_error_pct = e.max_pct;
-    f.source = fmt::format("{}; messages {:.0f}..{:.0f} B", describe_source(r.group, fit),
-                           r.sizes.front(), r.sizes.back());
+    set_stats(f, summarize(fit), fmt::format("{}; messages {:.0f}..{:.0f} B", describe_source(r.group, fit),
+                                             r.sizes.front(), r.sizes.back()));
     append_points(range_key, r.group, r.rows, r.sizes, fit, out.points);
   }
 }

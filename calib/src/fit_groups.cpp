@@ -60,19 +60,28 @@ LinearFit fit_or_throw(const std::string& key, const Group& group,
 }
 
 LinearFit fit_overhead_and_rate(const std::string& key, const Group& group,
-                                const std::vector<std::vector<double>>& rows) {
+                                const std::vector<std::vector<double>>& rows,
+                                std::vector<std::string>& notes) {
+  const auto rate_only = [&] {
+    std::vector<std::vector<double>> size_column;
+    for (const auto& r : rows) size_column.push_back({r[1]});
+    LinearFit fit = fit_or_throw(key, group, size_column);
+    fit.coef.insert(fit.coef.begin(), 0.0);
+    return fit;
+  };
   std::set<double> sizes;
   for (const auto& r : rows) sizes.insert(r[1]);
-  require(sizes.size() >= 2, key.c_str(),
-          fmt::format("needs at least 2 different sizes to separate overhead from bandwidth, "
-                      "got {} ({})", sizes.size(), files_of(group)));
-  LinearFit fit = fit_or_throw(key, group, rows);
-  if (fit.coef[0] < 0) {
-    std::vector<std::vector<double>> rate_only;
-    for (const auto& r : rows) rate_only.push_back({r[1]});
-    LinearFit refit = fit_or_throw(key, group, rate_only);
-    refit.coef.insert(refit.coef.begin(), 0.0);
-    fit = std::move(refit);
+  LinearFit fit;
+  if (sizes.size() == 1) {
+    notes.push_back(fmt::format("{}: one size measured ({}): the fixed overhead cannot be separated "
+                                "from the bandwidth and is fitted as 0", key, files_of(group)));
+    fit = rate_only();
+  } else {
+    if (rows.size() == 2)
+      notes.push_back(fmt::format("{}: two points ({}): the fit is exact and checks nothing", key,
+                                  files_of(group)));
+    fit = fit_or_throw(key, group, rows);
+    if (fit.coef[0] < 0) fit = rate_only();
   }
   require(fit.coef[1] > 0, key.c_str(),
           fmt::format("time does not grow with size in {} (fitted bandwidth <= 0)", files_of(group)));

@@ -3,6 +3,7 @@
 // of a fit over them.
 #include <string>
 #include <vector>
+#include <utility>
 
 #include "mhcsim/calib/calibrate.h"
 #include "mhcsim/calib/robust_fit.h"
@@ -26,15 +27,26 @@ LinearFit fit_or_throw(const std::string& key, const Group& group,
                        const std::vector<std::vector<double>>& rows);
 
 // Two-column fit rows = {overhead term, size term}: coef = {overhead >= 0, seconds per unit
-// size > 0}. A negative overhead (noise at small sizes) is refit as zero; a non-positive rate
-// is an InputError (the times do not grow with the size).
+// size > 0}. A negative overhead (noise at small sizes) is refit as zero, and so is a class
+// measured at one size only (noted in `notes`); a non-positive rate is an InputError (the
+// times do not grow with the size).
 LinearFit fit_overhead_and_rate(const std::string& key, const Group& group,
-                                const std::vector<std::vector<double>>& rows);
+                                const std::vector<std::vector<double>>& rows,
+                                std::vector<std::string>& notes);
 
 // Point rows for the report, predicted = rows[i] . coef.
 void append_points(const std::string& key, const Group& group,
                    const std::vector<std::vector<double>>& rows, const std::vector<double>& sizes,
                    const LinearFit& fit, std::vector<PointResult>& out);
+
+// Copies the error summary and the source into a BandwidthFit or CollectiveFit.
+template <class Fit>
+void set_stats(Fit& f, const ErrorSummary& e, std::string source) {
+  f.points = e.points;
+  f.median_error_pct = e.median_pct;
+  f.max_error_pct = e.max_pct;
+  f.source = std::move(source);
+}
 
 void fit_bandwidth(const std::string& key, const Group& group, Calibration& out);
 void fit_collective(const std::string& key, const Group& group, Calibration& out);

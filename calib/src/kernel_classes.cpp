@@ -5,23 +5,25 @@
 namespace mhcsim::calib {
 
 const std::vector<KernelClass>& kernel_classes() {
-  // One row per kernels/bench family (issue 5): probes, mHC, MLA, MoE, NCCL, GEMM.
+  // One row per benchmark family of kernels/bench (issue 5): mhcsim_kernel_bench's BM_* and
+  // mhcsim_nccl_bench's NCCL_*; GEMM rows for a GEMM benchmark with M/N/K args.
   static const std::vector<KernelClass> classes = {
       {"hbm_copy", FitKind::Bandwidth},
+      {"hbm_memcpy_d2d", FitKind::Bandwidth},
+      {"hbm_read", FitKind::Bandwidth},
       {"mhc_coeff", FitKind::Bandwidth},
-      {"sinkhorn", FitKind::Bandwidth},
-      {"sinkhorn_backward", FitKind::Bandwidth},
+      {"mhc_coeff_sinkhorn", FitKind::Bandwidth},
+      {"mhc_sinkhorn_fwd", FitKind::Bandwidth},
+      {"mhc_sinkhorn_bwd", FitKind::Bandwidth},
       {"mhc_pre", FitKind::Bandwidth},
       {"mhc_post_res_fused", FitKind::Bandwidth},
       {"mhc_post_res_unfused", FitKind::Bandwidth},
       {"mla_decode", FitKind::Bandwidth},
       {"moe_gate", FitKind::Bandwidth},
       {"moe_permute", FitKind::Bandwidth},
-      {"moe_unpermute", FitKind::Bandwidth},
+      {"moe_combine", FitKind::Bandwidth},
       {"nccl_alltoall", FitKind::Collective, CollectiveOp::AllToAll},
       {"nccl_allreduce", FitKind::Collective, CollectiveOp::AllReduce},
-      {"nccl_allgather", FitKind::Collective, CollectiveOp::AllGather},
-      {"nccl_reducescatter", FitKind::Collective, CollectiveOp::ReduceScatter},
       {"gemm_bf16", FitKind::Gemm, {}, GemmPrecision::BF16},
       {"gemm_fp8", FitKind::Gemm, {}, GemmPrecision::FP8},
   };
@@ -29,10 +31,13 @@ const std::vector<KernelClass>& kernel_classes() {
 }
 
 const KernelClass* find_kernel_class(std::string_view family) {
-  if (family.starts_with("BM_")) family.remove_prefix(3);
+  // BM_<class> from mhcsim_kernel_bench, NCCL_<op> from mhcsim_nccl_bench.
+  std::string name(family);
+  if (name.starts_with("BM_")) name.erase(0, 3);
+  if (name.starts_with("NCCL_")) name = "nccl_" + name.substr(5);
   const auto& all = kernel_classes();
   const auto it = std::find_if(all.begin(), all.end(),
-                               [&](const KernelClass& c) { return c.name == family; });
+                               [&](const KernelClass& c) { return c.name == name; });
   return it == all.end() ? nullptr : &*it;
 }
 

@@ -63,8 +63,8 @@ double median(std::vector<double> v) {
 
 LinearFit robust_linear_fit(const std::vector<std::vector<double>>& rows, const std::vector<double>& y,
                             double min_rel_threshold) {
-  if (rows.empty() || rows.size() != y.size() || rows.size() < rows.front().size() + 1)
-    throw std::invalid_argument("too few measurements for the fit (need parameters + 1)");
+  if (rows.empty() || rows.size() != y.size() || rows.size() < rows.front().size())
+    throw std::invalid_argument("too few measurements for the fit (need one per parameter)");
   const Problem p = relative_problem(rows, y);
   const Eigen::Index n = p.a.rows();
   const auto residual = [&](const Eigen::VectorXd& c) -> Eigen::VectorXd { return p.b - p.a * c; };

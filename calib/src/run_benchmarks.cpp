@@ -1,6 +1,7 @@
 #include "mhcsim/calib/run_benchmarks.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -21,47 +22,57 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
-bool is_executable_file(const fs::directory_entry& e) {
-  std::error_code ec;
-  return e.is_regular_file(ec) &&
-         (e.status(ec).permissions() & fs::perms::owner_exec) != fs::perms::none;
+std::vector<std::string> output_lines(const char* command) {
+  std::vector<std::string> lines;
+  const std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command, "r"), pclose);
+  if (!pipe) return lines;
+  std::array<char, 512> buf{};
+  while (fgets(buf.data(), int(buf.size()), pipe.get())) {
+    std::string line(buf.data());
+    while (!line.empty() && (line.back() == '\n' || line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    if (!line.empty()) lines.push_back(line);
+  }
+  return lines;
+}
+
+void run_or_throw(const std::string& cmd) {
+  if (const int rc = std::system(cmd.c_str()); rc != 0)
+    throw std::runtime_error(fmt::format("benchmark failed (status {}): {}", rc, cmd));
 }
 
 }  // namespace
 
-std::optional<std::string> detect_gpu() {
-  const std::unique_ptr<FILE, int (*)(FILE*)> pipe(
-      popen("nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null", "r"), pclose);
-  if (!pipe) return std::nullopt;
-  std::array<char, 256> line{};
-  if (!fgets(line.data(), int(line.size()), pipe.get())) return std::nullopt;
-  std::string name(line.data());
-  while (!name.empty() && (name.back() == '\n' || name.back() == '\r' || name.back() == ' '))
-    name.pop_back();
-  return name.empty() || name.starts_with("NVIDIA-SMI has failed") ? std::nullopt
-                                                                    : std::optional(name);
+std::vector<std::string> detect_gpus() {
+  auto names = output_lines("nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null");
+  if (!names.empty() && names.front().starts_with("NVIDIA-SMI has failed")) names.clear();
+  return names;
 }
 
-std::vector<fs::path> run_kernel_benchmarks(const fs::path& bench_dir, const fs::path& out_dir) {
+BenchRun run_kernel_benchmarks(const fs::path& bench_dir, const fs::path& out_dir, int gpus) {
+  const fs::path kernels = bench_dir / "mhcsim_kernel_bench";
   std::error_code ec;
-  std::vector<fs::path> binaries;
-  for (const auto& e : fs::directory_iterator(bench_dir, ec))
-    if (is_executable_file(e)) binaries.push_back(e.path());
-  if (binaries.empty())
-    throw InputError("--bench-dir",
-                     fmt::format("no benchmark binaries in {} (build the kernels/bench targets, or "
-                                 "give measurements with --from)", bench_dir.string()));
+  if (!fs::is_regular_file(kernels, ec))
+    throw InputError("--bench-dir", fmt::format("no {} (build the mhcsim_kernel_bench target, or give "
+                                                "measurements with --from)", kernels.string()));
   fs::create_directories(out_dir);
-  std::vector<fs::path> outputs;
-  for (const auto& bin : binaries) {
-    const fs::path out = out_dir / (bin.filename().string() + ".json");
-    const std::string cmd = fmt::format("{} --benchmark_out={} --benchmark_out_format=json",
-                                        shell_quote(bin.string()), shell_quote(out.string()));
-    if (const int rc = std::system(cmd.c_str()); rc != 0)
-      throw std::runtime_error(fmt::format("benchmark failed (status {}): {}", rc, cmd));
-    outputs.push_back(out);
+  BenchRun run;
+  run.files.push_back(out_dir / "kernels_bench.json");
+  run_or_throw(fmt::format("{} --benchmark_out={} --benchmark_out_format=json", shell_quote(kernels.string()),
+                           shell_quote(run.files.back().string())));
+
+  // The NCCL probe needs one MPI rank per GPU (flags as in kernels/device_check.sh).
+  const fs::path nccl = bench_dir / "mhcsim_nccl_bench";
+  if (gpus < 2) {
+    run.notes.push_back("NCCL probe not run: it needs 2 or more GPUs");
+  } else if (!fs::is_regular_file(nccl, ec) || output_lines("command -v mpirun").empty()) {
+    run.notes.push_back(fmt::format("NCCL probe not run: no {} or no mpirun", nccl.string()));
+  } else {
+    run.files.push_back(out_dir / "nccl_bench.json");
+    run_or_throw(fmt::format("mpirun {}--oversubscribe -np {} {} -b 1M -e 1G -f 4 -n 20 -w 5 -c 1 --json {}",
+                             geteuid() == 0 ? "--allow-run-as-root " : "", gpus,
+                             shell_quote(nccl.string()), shell_quote(run.files.back().string())));
   }
-  return outputs;
+  return run;
 }
 
 }  // namespace mhcsim::calib

@@ -25,7 +25,7 @@ one_line() {  # one_line NAME CMD...: the error is exactly one line on stderr, e
 }
 
 # Without --from: no GPU -> "no GPU found"; with a GPU the empty --bench-dir is the error.
-check no_input 2 "^mhcsim: (calibrate: no GPU found|--bench-dir: no benchmark binaries)" -- \
+check no_input 2 "^mhcsim: (calibrate: no GPU found|--bench-dir: no .*mhcsim_kernel_bench)" -- \
   "$M" calibrate --bench-dir "$tmp/none" -o "$tmp/p.json"
 one_line no_input_one_line "$M" calibrate --bench-dir "$tmp/none" -o "$tmp/p.json"
 if ! command -v nvidia-smi >/dev/null; then

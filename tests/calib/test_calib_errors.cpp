@@ -59,16 +59,10 @@ TEST_CASE("a benchmark from an unknown kernel names the file and the benchmark",
                            "'BM_flash_attn_fwd'") && Contains("hbm_copy"));
 }
 
-TEST_CASE("missing GPU name, bytes or sizes are errors, not guesses", "[calib][errors]") {
+TEST_CASE("missing GPU name, bytes or ranks are errors, not guesses", "[calib][errors]") {
   auto doc = test::synthetic_doc(copy_rows(4));
   doc["context"].erase("gpu_name");
   CHECK_THAT(message_of([&] { parse_benchmark_json(doc.dump(), "x.json"); }), Contains("context.gpu_name"));
-
-  auto one_size = copy_rows(1);
-  one_size.push_back(one_size.front());
-  one_size.push_back(one_size.front());
-  CHECK_THAT(message_of([&] { calibrate({parse_benchmark_json(test::synthetic_doc(one_size).dump(), "y.json")}); }),
-             Contains("hbm_copy") && Contains("at least 2 different sizes"));
 
   auto no_bytes = copy_rows(4);
   no_bytes[2].bytes = 0;
@@ -78,6 +72,49 @@ TEST_CASE("missing GPU name, bytes or sizes are errors, not guesses", "[calib][e
   std::vector<test::SyntheticRow> no_ranks = {{"BM_nccl_alltoall/bytes:1000/manual_time", 1e-5, 1e3}};
   CHECK_THAT(message_of([&] { calibrate({parse_benchmark_json(test::synthetic_doc(no_ranks).dump(), "c.json")}); }),
              Contains("needs 'ranks'"));
+}
+
+TEST_CASE("one measured size: bandwidth only, overhead 0, and a warning says so", "[calib]") {
+  auto one_size = copy_rows(1);
+  one_size.push_back(one_size.front());
+  const Calibration c = calibrate({parse_benchmark_json(test::synthetic_doc(one_size).dump(), "y.json")});
+  const BandwidthFit& f = c.profile.kernels.at("hbm_copy");
+  CHECK(f.overhead_seconds == 0);
+  CHECK_THAT(f.bandwidth_gbps, Catch::Matchers::WithinRel(1e8 / (5e-6 + 1e8 / 4e12) / 1e9, 1e-9));
+  REQUIRE(c.warnings.size() == 1);
+  CHECK_THAT(c.warnings[0], Contains("hbm_copy: one size measured") && Contains("fitted as 0"));
+}
+
+TEST_CASE("kernels/bench output: its context keys, model_bytes and the NCCL probe's JSON", "[calib]") {
+  auto doc = test::synthetic_doc(copy_rows(3));
+  auto& ctx = doc["context"];
+  ctx.erase("gpu_name");
+  ctx.erase("driver_version");
+  ctx.erase("cuda_version");
+  ctx["gpu"] = "NVIDIA H200";  // kernels/bench/bench_util.cpp add_gpu_context
+  ctx["cuda_driver"] = "13.0";
+  ctx["cuda_runtime"] = "13.0";
+  doc["benchmarks"][0]["model_bytes"] = 123.0;
+  const BenchFile kb = parse_benchmark_json(doc.dump(), "kernels_bench.json");
+  CHECK(kb.context.gpu_name == "NVIDIA H200");
+  CHECK(kb.context.driver_version == "13.0");
+  CHECK(kb.measurements[0].bytes == 123.0);
+
+  // kernels/bench/nccl_table.cpp rows_json; the second row failed its correctness check.
+  const nlohmann::json nccl = {
+      {"context", {{"nranks", 8}, {"devices", "NVIDIA H200, NCCL 22703"}, {"nccl", 22703}}},
+      {"rows", {{{"name", "NCCL_alltoall/bytes:1048576/ranks:8"}, {"size_bytes", 1048576}, {"time_us", 90.0}, {"wrong", 0}},
+                {{"name", "NCCL_alltoall/bytes:4194304/ranks:8"}, {"size_bytes", 4194304}, {"time_us", 110.0}, {"wrong", 3}}}}};
+  const BenchFile nb = parse_benchmark_json(nccl.dump(), "nccl_bench.json");
+  CHECK(nb.context.gpu_name == "NVIDIA H200");
+  REQUIRE(nb.measurements.size() == 1);
+  CHECK(nb.measurements[0].kernel->name == "nccl_alltoall");
+  CHECK(nb.measurements[0].args.at("ranks") == 8);
+  CHECK(nb.measurements[0].bytes == 1048576);
+  REQUIRE(nb.skipped.size() == 1);
+  CHECK_THAT(nb.skipped[0], Contains("3 wrong elements"));
+  const Calibration c = calibrate({kb, nb});  // one GPU across both files; the probe has no driver
+  CHECK(c.profile.driver_version == "13.0");
 }
 
 TEST_CASE("files from two GPUs cannot make one profile", "[calib][errors]") {

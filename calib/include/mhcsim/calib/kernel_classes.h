@@ -11,7 +11,7 @@ namespace mhcsim::calib {
 enum class FitKind { Bandwidth, Collective, Gemm };
 
 // Collectives: nccl-tests' bus-bandwidth factor and the alpha steps of the algorithm.
-enum class CollectiveOp { AllToAll, AllReduce, AllGather, ReduceScatter };
+enum class CollectiveOp { AllToAll, AllReduce };
 
 enum class GemmPrecision { BF16, FP8 };
 
@@ -24,13 +24,14 @@ struct KernelClass {
 
 // Every class calibrate knows, in table order.
 const std::vector<KernelClass>& kernel_classes();
-// The class of a benchmark family ("BM_sinkhorn" or "sinkhorn"); nullptr when unknown.
+// The class of a benchmark family ("BM_mhc_pre", "NCCL_alltoall" or "mhc_pre"); nullptr when
+// unknown.
 const KernelClass* find_kernel_class(std::string_view family);
 // "hbm_copy, mhc_coeff, ..." for error messages.
 std::string known_kernel_class_names();
 
-// nccl-tests (doc/PERFORMANCE.md): busbw = algbw x factor; all-to-all and all-gather
-// (n-1)/n, all-reduce 2(n-1)/n.
+// nccl-tests (doc/PERFORMANCE.md): busbw = algbw x factor; all-to-all (n-1)/n, all-reduce
+// 2(n-1)/n.
 double bus_factor(CollectiveOp op, int ranks);
 // Latency steps of the usual algorithm: pairwise exchange / ring, (n-1) or 2(n-1) messages
 // (DESIGN.md: T = (p-1) alpha + n beta).

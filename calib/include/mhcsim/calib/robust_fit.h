@@ -16,8 +16,9 @@ struct LinearFit {
 };
 
 // rows[i] = x_i (all the same length), y[i] > 0. `min_rel_threshold` floors the rejection
-// threshold so exact data (MAD ~ 0) does not reject rounding noise. Throws std::invalid_argument
-// when there are fewer rows than columns + 1 or the columns are collinear.
+// threshold so exact data (MAD ~ 0) does not reject rounding noise. With as many rows as
+// columns the fit is exact and nothing can be rejected. Throws std::invalid_argument when there
+// are fewer rows than columns or the columns are collinear.
 LinearFit robust_linear_fit(const std::vector<std::vector<double>>& rows, const std::vector<double>& y,
                             double min_rel_threshold = 0.01);
 
