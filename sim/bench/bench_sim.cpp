@@ -64,12 +64,16 @@ void whole_step(benchmark::State& state, ScheduleSpec s) {
 void BM_EngineDeepSeekV3(benchmark::State& st) { engine_only(st, spec(Schedule::DualPipe, 16, 120)); }
 void BM_StepDeepSeekV3(benchmark::State& st) { whole_step(st, spec(Schedule::DualPipe, 16, 120)); }
 void BM_EngineStressPP64(benchmark::State& st) { engine_only(st, spec(Schedule::DualPipe, 64, 1024)); }
+void BM_EngineDualPipePP64(benchmark::State& st) {
+  engine_only(st, spec(Schedule::DualPipe, 64, static_cast<int32_t>(st.range(0))));
+}
 void BM_StepStressPP64(benchmark::State& st) { whole_step(st, spec(Schedule::DualPipe, 64, 1024)); }
 void BM_Step1F1BStressPP64(benchmark::State& st) { whole_step(st, spec(Schedule::OneF1B, 64, 1024)); }
 
 BENCHMARK(BM_EngineDeepSeekV3)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_StepDeepSeekV3)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_EngineStressPP64)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_EngineDualPipePP64)->Arg(128)->Arg(256)->Arg(512)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_StepStressPP64)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Step1F1BStressPP64)->Unit(benchmark::kMillisecond);
 

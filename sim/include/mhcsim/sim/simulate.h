@@ -19,10 +19,8 @@ struct Simulation {
 
 Simulation simulate(const ScheduleSpec& spec, const PhasePrices& prices);
 
-// Layers per chunk: (layers + extra stage layers) over the stage count, rounded up (the
-// slowest stage sets the pace). Throws SpecError if there are fewer layers than stages.
-int64_t layers_per_chunk(const Scenario& scenario);
-// Prices one chunk with cost::chunk_cost and simulates the scenario's schedule.
+// Prices one chunk of cost::layers_per_chunk(scenario) layers with cost::chunk_cost and
+// simulates the scenario's schedule.
 Simulation simulate(const Scenario& scenario);
 
 }  // namespace mhcsim::sim
