@@ -1,0 +1,92 @@
+#include "mhcsim/sweep/evaluators.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "mhcsim/cost/kv_cache.h"
+#include "mhcsim/cost/memory.h"
+#include "mhcsim/cost/step.h"
+#include "mhcsim/sim/simulate.h"
+#include "mhcsim/units.h"
+
+namespace mhcsim::sweep {
+namespace {
+
+enum M : size_t { kStep, kTokens, kMfu, kBubble, kMemory, kGpuHours, kSequences, kCount };
+
+std::vector<Metric> metrics() {
+  return {{{"step_time_s", "step (ms)", 2, 1e3}, false},
+          {{"tokens_per_second", "tokens/s", 0}, true},
+          {{"mfu", "MFU (%)", 2, 100}, true},
+          {{"bubble_fraction", "bubble (%)", 2, 100}, false},
+          {{"memory_per_gpu_bytes", "memory/GPU (GiB)", 2, 1.0 / kGiB}, false},
+          {{"gpu_hours_for_budget", "GPU-hours (budget)", 0}, false},
+          {{"kv_sequences_per_gpu", "KV seqs/GPU", 0}, true}};
+}
+
+// Memory and, for serving, the KV fit: everything both evaluators share. Sets the reason
+// when the point cannot run.
+void check_capacity(const Scenario& s, Evaluation& e) {
+  if (s.workload.mode == WorkloadMode::Serve) {
+    const auto fit = cost::kv_fit(s, s.workload.context_len);
+    e.values[kSequences] = static_cast<double>(fit.sequences);
+    e.values[kMemory] = fit.weight_bytes + fit.reserve_bytes +
+                        static_cast<double>(s.workload.batch_seqs) * fit.bytes_per_sequence;
+    if (fit.sequences < s.workload.batch_seqs)
+      e.infeasible_reason = fmt::format("KV cache: {} sequences of {} tokens fit per GPU, batch needs {}",
+                                        fit.sequences, s.workload.context_len, s.workload.batch_seqs);
+    return;
+  }
+  const auto mem = cost::training_memory(s);
+  e.values[kMemory] = mem.total_bytes();
+  if (!mem.fits())
+    e.infeasible_reason = fmt::format("out of memory: {:.1f} GiB per GPU > {:.1f} GiB HBM",
+                                      mem.total_bytes() / kGiB, mem.hbm_bytes / kGiB);
+}
+
+Evaluation start(const Scenario& s) {
+  Evaluation e{"", std::vector<double>(kCount, std::nan(""))};
+  check_capacity(s, e);
+  return e;
+}
+
+void fill_step(const cost::StepEstimate& est, Evaluation& e) {
+  e.values[kStep] = est.step_seconds;
+  e.values[kTokens] = est.tokens_per_second;
+  e.values[kMfu] = est.mfu;
+  e.values[kBubble] = est.bubble_fraction();
+  e.values[kGpuHours] = est.gpu_hours_for_budget;
+}
+
+}  // namespace
+
+Evaluator analytic_evaluator() {
+  return {"analytic", metrics(), [](const Scenario& s) {
+            Evaluation e = start(s);
+            // Out-of-memory points still get their step time: it says what they would cost.
+            if (s.workload.mode == WorkloadMode::Train) fill_step(cost::step_estimate(s), e);
+            return e;
+          }};
+}
+
+Evaluator simulated_evaluator() {
+  return {"simulate", metrics(), [](const Scenario& s) {
+            Evaluation e = start(s);
+            if (s.workload.mode != WorkloadMode::Train) return e;
+            // The simulated pipeline (busy + bubble) replaces the formula's; the DP sync stays.
+            // Throughput, MFU and GPU-hours are per unit of step time, so they scale with it.
+            auto est = cost::step_estimate(s);
+            const auto sim = sim::simulate(s);
+            const double slower = (sim.stats.step_seconds + est.dp_sync_seconds) / est.step_seconds;
+            est.step_seconds *= slower;
+            est.bubble_seconds = sim.stats.max_bubble_seconds;
+            est.tokens_per_second /= slower;
+            est.mfu /= slower;
+            est.gpu_hours_for_budget *= slower;
+            fill_step(est, e);
+            return e;
+          }};
+}
+
+}  // namespace mhcsim::sweep

@@ -1,0 +1,92 @@
+// Report sections: memory per GPU stacked by kind, and the step-time breakdown.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "mhcsim/cost/kv_cache.h"
+#include "mhcsim/cost/memory.h"
+#include "mhcsim/cost/step.h"
+#include "mhcsim/reports/svg.h"
+#include "mhcsim/sim/simulate.h"
+#include "mhcsim/units.h"
+#include "report_parts.h"
+
+namespace mhcsim::sweep::detail {
+
+reports::Section memory_section(const Scenario& s) {
+  reports::StackedBarChart c;
+  c.title = "Memory per GPU by kind";
+  c.category_label = s.workload.mode == WorkloadMode::Train ? "most loaded pipeline rank" : "serving GPU";
+  c.value = {"memory per GPU", "GiB", false, 1.0 / kGiB};
+  c.limit = s.hardware.gpu.hbm_bytes;
+  c.limit_label = "HBM";
+  std::string verdict;
+  if (s.workload.mode == WorkloadMode::Train) {
+    const auto m = cost::training_memory(s);
+    c.parts = {"weights", "gradients", "master weights", "optimizer states", "activations"};
+    c.categories = {fmt::format("{} x{} micro-batch chunks", to_string(s.parallel.schedule), m.activation_chunks)};
+    c.values = {{m.weight_bytes, m.grad_bytes, m.master_weight_bytes, m.optimizer_bytes, m.activation_bytes}};
+    verdict = fmt::format("{:.1f} GiB of {:.1f} GiB HBM: {}", m.total_bytes() / kGiB, m.hbm_bytes / kGiB,
+                          m.fits() ? "fits" : "does NOT fit");
+    if (m.recompute_block > 0)
+      verdict += fmt::format("; mHC recompute (block L_r = {} layers) saves {:.2f} GiB", m.recompute_block,
+                             m.mhc_recompute_saved_bytes / kGiB);
+  } else {
+    const auto fit = cost::kv_fit(s, s.workload.context_len);
+    const double kv = static_cast<double>(s.workload.batch_seqs) * fit.bytes_per_sequence;
+    c.parts = {"weights", "KV cache (batch)", "activation reserve"};
+    c.categories = {fmt::format("batch {} x {} tokens", s.workload.batch_seqs, s.workload.context_len)};
+    c.values = {{fit.weight_bytes, kv, fit.reserve_bytes}};
+    verdict = fmt::format("{:.1f} GiB of {:.1f} GiB HBM: {}", (fit.weight_bytes + kv + fit.reserve_bytes) / kGiB,
+                          fit.hbm_bytes / kGiB, fit.sequences >= s.workload.batch_seqs ? "fits" : "does NOT fit");
+  }
+  return {"Memory per GPU",
+          {reports::Paragraph{verdict},
+           reports::Figure{"memory", "Memory per GPU stacked by kind (cost model); dashed line: HBM capacity.",
+                           reports::render_svg(c)}}};
+}
+
+reports::Section step_section(const Scenario& s) {
+  const auto est = cost::step_estimate(s);
+  const auto sim = sim::simulate(s);
+  // busy_seconds carries the exposed all-to-all inside F and B (step.h): split it out in
+  // proportion, so the parts add up to the step.
+  const double fb = est.phases.f + est.phases.b;
+  const double exposed = fb > 0 ? est.busy_seconds * est.exposed_a2a_seconds / fb : 0;
+  // The simulator's rank with the largest idle: its compute, its communication with no compute
+  // under it, and the rest of its idle time (bubble = step - compute busy, metrics.h).
+  sim::RankStats worst;
+  for (const auto& r : sim.stats.ranks)
+    if (r.bubble_seconds >= worst.bubble_seconds) worst = r;
+  reports::StackedBarChart c;
+  c.title = "Step time breakdown";
+  c.category_label = "model";
+  c.value = {"time per step", "s"};
+  c.parts = {"compute (incl. HBM-bound kernels)", "exposed EP all-to-all", "exposed DP sync", "pipeline bubble"};
+  c.categories = {"analytic", "simulated"};
+  c.values = {{est.busy_seconds - exposed, exposed, est.dp_sync_seconds, est.bubble_seconds},
+              {worst.compute_busy_seconds, worst.exposed_comm_seconds, est.dp_sync_seconds,
+               std::max(0.0, worst.bubble_seconds - worst.exposed_comm_seconds)}};
+  const double sim_step = sim.stats.step_seconds + est.dp_sync_seconds;
+  reports::QuantityList q{"step", {
+      {"step_time_s", "step time, analytic", est.step_seconds, "s", 1, 3},
+      {"sim_step_time_s", "step time, simulated", sim_step, "s", 1, 3},
+      {"sim_vs_analytic", "simulated vs analytic", 100 * (sim_step / est.step_seconds - 1), "%", 1, 2},
+      {"tokens_per_step", "tokens per step", est.tokens_per_step, "M tokens", 1e-6, 2},
+      {"tokens_per_second", "throughput", est.tokens_per_second, "tokens/s", 1, 0},
+      {"mfu", "MFU (non-causal, BF16 peak)", 100 * est.mfu, "%", 1, 2},
+      {"mfu_causal", "MFU (causal)", 100 * est.mfu_causal, "%", 1, 2},
+      {"bubble_fraction", "bubble fraction, analytic", 100 * est.bubble_fraction(), "%", 1, 2},
+      {"layers_per_chunk", "layers per pipeline chunk", est.layers_per_chunk, "layers"}}};
+  return {"Step time",
+          {q,
+           reports::Figure{"step", "Step time split into compute, exposed communication and pipeline bubble: the "
+                                   "analytic model (bubble by the schedule's formula) next to the simulator "
+                                   "(the rank with the largest idle; its communication with no compute under it is "
+                                   "shown as exposed all-to-all). The cost "
+                                   "model prices memory-bound (HBM) kernels inside the compute phases; it does not "
+                                   "report them separately.",
+                           reports::render_svg(c)}}};
+}
+
+}  // namespace mhcsim::sweep::detail

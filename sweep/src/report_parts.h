@@ -1,0 +1,24 @@
+#pragma once
+// The sections of the capacity report, one function each (capacity_report.cpp assembles them).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mhcsim/reports/document.h"
+#include "mhcsim/scenarios/template.h"
+
+namespace mhcsim::sweep::detail {
+
+// The scenario with overrides applied, or nothing when that variant is not valid.
+std::optional<Scenario> variant(scenarios::ScenarioTemplate& tpl, const Scenario& base,
+                                const std::vector<scenarios::Override>& overrides);
+
+reports::Section summary_section(const Scenario& s);
+reports::Section memory_section(const Scenario& s);
+reports::Section step_section(const Scenario& s);
+reports::Section pipeline_section(const Scenario& s, scenarios::ScenarioTemplate& tpl);
+reports::Section kv_section(const Scenario& s);
+reports::Section mhc_section(const Scenario& s, scenarios::ScenarioTemplate& tpl);
+reports::Section cost_section(const Scenario& s);
+
+}  // namespace mhcsim::sweep::detail

@@ -1,0 +1,97 @@
+// Report sections: model and hardware summary; training cost or serving capacity.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "mhcsim/cost/flops.h"
+#include "mhcsim/cost/kv_cache.h"
+#include "mhcsim/cost/step.h"
+#include "mhcsim/units.h"
+#include "report_parts.h"
+
+namespace mhcsim::sweep::detail {
+namespace {
+
+using reports::Quantity;
+int64_t i(int64_t v) { return v; }
+std::string str(std::string_view v) { return std::string(v); }
+
+}  // namespace
+
+reports::Section summary_section(const Scenario& s) {
+  const auto& m = s.model;
+  const auto& h = s.hardware;
+  const auto& p = s.parallel;
+  const auto params = cost::parameter_count(m);
+  reports::QuantityList model{"model", {
+      {"model", "name", m.name, ""},
+      {"layers", "layers", i(m.layers), "layers"},
+      {"hidden", "hidden size", i(m.hidden), "elements"},
+      {"attention", "attention", str(to_string(m.attention)), ""},
+      {"heads", "attention heads", i(m.heads), "heads"},
+      {"routed_experts", "routed experts (top-k)", fmt::format("{} (top-{})", m.routed_experts, m.top_k), "experts"},
+      {"residual", "residual (mHC n)", fmt::format("{} (n = {})", to_string(m.residual), m.mhc_n), ""},
+      {"parameters", "parameters, total", params.total(), "B params", 1e-9, 1},
+      {"activated_parameters", "parameters, activated per token", params.activated(m), "B params", 1e-9, 1}}};
+  reports::QuantityList hw{"hardware", {
+      {"gpu", "GPU", h.gpu.name, ""},
+      {"gpus", "GPUs in the job", i(h.gpus), "GPUs"},
+      {"nodes", "nodes", i((h.gpus + h.gpus_per_node - 1) / h.gpus_per_node), "nodes"},
+      {"hbm_bytes", "HBM per GPU", h.gpu.hbm_bytes, "GiB", 1.0 / kGiB, 1},
+      {"hbm_gbps", "HBM bandwidth", h.gpu.hbm_gbps, "GB/s", 1, 0},
+      {"bf16_tflops", "BF16 dense peak", h.gpu.bf16_tflops, "TFLOP/s", 1, 0},
+      {"fp8_tflops", "FP8 dense peak", h.gpu.fp8_tflops, "TFLOP/s", 1, 0},
+      {"nvlink_gbps", "NVLink per GPU per direction", h.gpu.nvlink_gbps, "GB/s", 1, 0},
+      {"nic_gbps_per_gpu", "NIC per GPU per direction", h.nic_gbps_per_gpu, "GB/s", 1, 0},
+      {"price_per_gpu_hour", "price", h.price_per_gpu_hour, "USD/GPU-hour", 1, 2}}};
+  reports::QuantityList par{"parallelism and workload", {
+      {"tp_pp_dp_ep", "TP x PP x DP (EP)", fmt::format("{} x {} x {} (EP {})", p.tp, p.pp, p.dp, p.ep), "ranks"},
+      {"schedule", "pipeline schedule", str(to_string(p.schedule)), ""},
+      {"micro_batches", "micro-batches per step", i(p.micro_batches), "micro-batches"},
+      {"mode", "workload", str(to_string(s.workload.mode)), ""},
+      {"seq_len", s.workload.mode == WorkloadMode::Train ? "sequence length" : "context length",
+       i(s.workload.mode == WorkloadMode::Train ? s.workload.seq_len : s.workload.context_len), "tokens"}}};
+  reports::Section sec{"Model and hardware", {}};
+  if (!s.source.empty()) sec.blocks.emplace_back(reports::Paragraph{"Source of the configuration: " + s.source});
+  sec.blocks.emplace_back(std::move(model));
+  sec.blocks.emplace_back(std::move(hw));
+  sec.blocks.emplace_back(std::move(par));
+  return sec;
+}
+
+reports::Section cost_section(const Scenario& s) {
+  const auto& h = s.hardware;
+  if (s.workload.mode == WorkloadMode::Train) {
+    const auto est = cost::step_estimate(s);
+    const double gpu_hours = est.gpu_hours_for_budget;
+    std::vector<Quantity> q = {
+        {"token_budget", "token budget", s.workload.token_budget, "T tokens", 1e-12, 2},
+        {"tokens_per_second", "training throughput", est.tokens_per_second, "tokens/s", 1, 0},
+        {"gpu_hours_per_trillion_tokens", "GPU-hours per 1T tokens", est.gpu_hours_per_trillion_tokens, "K GPU-hours", 1e-3, 1},
+        {"gpu_hours", "GPU-hours for the budget", gpu_hours, "M GPU-hours", 1e-6, 3},
+        {"gpu_days", "GPU-days for the budget", gpu_hours / 24, "K GPU-days", 1e-3, 1},
+        {"wall_days", "wall-clock on this job", gpu_hours / static_cast<double>(h.gpus) / 24, "days", 1, 1}};
+    if (h.price_per_gpu_hour > 0)
+      q.push_back({"cost_usd", fmt::format("cost at {:.2f} USD/GPU-hour", h.price_per_gpu_hour),
+                   gpu_hours * h.price_per_gpu_hour, "M USD", 1e-6, 2});
+    reports::Section sec{"Training cost", {reports::QuantityList{"GPUs x days for the token budget", std::move(q)}}};
+    if (h.price_per_gpu_hour <= 0)
+      sec.blocks.emplace_back(reports::Paragraph{"No price: set hardware.price_per_gpu_hour to get the cost in USD."});
+    return sec;
+  }
+  const auto fit = cost::kv_fit(s, s.workload.context_len);
+  reports::Section sec{"Serving capacity", {reports::QuantityList{"one GPU at the scenario's context", {
+      {"context_len", "context length", s.workload.context_len, "tokens"},
+      {"batch_seqs", "batch (scenario)", s.workload.batch_seqs, "sequences/GPU"},
+      {"weight_bytes", "weights on this GPU", fit.weight_bytes, "GiB", 1.0 / kGiB, 2},
+      {"kv_budget_bytes", "HBM left for the KV cache", fit.kv_budget_bytes, "GiB", 1.0 / kGiB, 2},
+      {"bytes_per_sequence", "KV cache per sequence (this GPU's share)", fit.bytes_per_sequence, "MiB", 1.0 / kMiB, 2},
+      {"sequences", "sequences per GPU", fit.sequences, "sequences"},
+      {"sequences_per_node", "sequences per node", fit.sequences * h.gpus_per_node, "sequences"}}}}};
+  sec.blocks.emplace_back(reports::Paragraph{
+      "Tokens/s per node: not reported. The cost model has no serving step estimate yet (decode and "
+      "prefill step time), so throughput per node cannot be derived from it."});
+  return sec;
+}
+
+}  // namespace mhcsim::sweep::detail
