@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# `mhcsim simulate` through the real binary on the shipped DeepSeek-V3 scenario: the table,
+# the JSON, a Chrome trace file, and DualPipe's shape errors (exit 2, one line naming the key).
+# Usage: cli_simulate.sh MHCSIM SOURCE_DIR
+set -u
+M="$1"; SRC="$2"
+scn="$SRC/scenarios/deepseek_v3_train.toml"
+out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
+fails=0
+fail() { echo "FAIL $*"; fails=$((fails+1)); }
+
+"$M" simulate -s "$scn" > "$out/table.txt" || fail "table: exit $?"
+grep -q "simulated step" "$out/table.txt" || fail "table: no step line"
+grep -q "bubble (ms)" "$out/table.txt" || fail "table: no per-rank bubble column"
+
+"$M" simulate -s "$scn" --json --trace "$out/trace.json" > "$out/doc.json" || fail "json: exit $?"
+for key in step_seconds max_bubble_seconds mean_bubble_fraction ranks peak_activation_bytes; do
+  grep -q "\"$key\"" "$out/doc.json" || fail "json: no $key"
+done
+[ -s "$out/trace.json" ] || fail "trace: not written"
+grep -q '"traceEvents"' "$out/trace.json" || fail "trace: no traceEvents"
+grep -q '"thread_name"' "$out/trace.json" || fail "trace: no thread_name metadata"
+
+check_error() {  # check_error KEY --set ...
+  local key="$1"; shift
+  "$M" simulate -s "$scn" "$@" > "$out/stdout" 2> "$out/stderr"
+  local rc=$?
+  [ "$rc" -eq 2 ] || fail "$*: exit $rc, expected 2"
+  [ "$(wc -l < "$out/stderr")" -eq 1 ] || fail "$*: stderr is not one line"
+  grep -q "$key" "$out/stderr" || fail "$*: stderr does not name $key: $(cat "$out/stderr")"
+}
+check_error parallel.pp --set parallel.pp=3
+check_error parallel.micro_batches --set parallel.micro_batches=30
+check_error parallel.micro_batches --set parallel.micro_batches=33
+
+[ "$fails" -eq 0 ] && echo "cli_simulate: all checks passed"
+exit $((fails > 0))
