@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
 
   mhcsim::cli::setup_hw(app);
   mhcsim::cli::setup_scenario(app);
+  mhcsim::cli::setup_compare(app);
   mhcsim::cli::setup_simulate(app);
   mhcsim::cli::setup_calibrate(app);
 

@@ -7,6 +7,7 @@ namespace mhcsim::cli {
 
 void setup_hw(CLI::App& app);
 void setup_scenario(CLI::App& app);
+void setup_compare(CLI::App& app);
 void setup_simulate(CLI::App& app);
 void setup_calibrate(CLI::App& app);
 

@@ -52,5 +52,15 @@ check scenario_16k_1m "assert finite(d); p=d['parallel']; assert d['hardware']['
 check scenario_serve_16k_1m "assert finite(d); assert d['hardware']['gpus']==16384 and d['parallel']['dp']==16384; assert d['workload']['context_len']==1048576" -- \
   scenario "${BIG_SERVE[@]}"
 
+# KV cache of DeepSeek-V3 MLA at BF16: 70,272 B per token (DESIGN.md), so a 1M-token sequence
+# is 70,272 x 2^20 B (past int32); the schema's largest context x batch is 70,272 x 2^32 x 2^24
+# = 549 x 2^63 B (past int64), which must still come out exact in doubles.
+check kv_16k_1m "assert finite(d); assert find(d, 'bytes_per_sequence') == 70272 * 2**20 and find(d, 'bytes_per_batch') == 70272 * 2**20 * 128, d[0]" -- \
+  kv "${BIG_SERVE[@]}"
+check kv_schema_max "assert finite(d); assert find(d, 'bytes_per_batch') == 549 * 2**63, find(d, 'bytes_per_batch')" -- \
+  kv "${BIG_SERVE[@]}" --context 4294967296 --batch 16777216
+check memory_16k_1m "assert finite(d); assert find(d, 'total_bytes') > 0 and find(d, 'activation_bytes') > 0" -- \
+  memory "${BIG_TRAIN[@]}"
+
 echo "large_configs: $passes passed, $fails failed, $skips skipped"
 [[ $fails -eq 0 ]]

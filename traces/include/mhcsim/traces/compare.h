@@ -15,7 +15,8 @@ namespace mhcsim::traces {
 
 // The simulated step as kernel spans: one stream per (rank, stream kind), classes from the op
 // pieces (attention, dispatch, MLP, combine, mHC post, PP send; an unsplit unit is
-// other_compute), so a trace the simulator wrote reads back into the same timeline.
+// other_compute), so a trace the simulator wrote reads back into the same timeline. Defined
+// in target mhcsim_traces_sim, which links the simulator.
 KernelTimeline from_simulation(const sim::Simulation& sim);
 
 struct ComparisonRow {
