@@ -19,6 +19,12 @@ int main(int argc, char** argv) {
 
   mhcsim::cli::setup_hw(app);
   mhcsim::cli::setup_scenario(app);
+  mhcsim::cli::setup_traffic(app);
+  mhcsim::cli::setup_kv(app);
+  mhcsim::cli::setup_a2a(app);
+  mhcsim::cli::setup_bubble(app);
+  mhcsim::cli::setup_memory(app);
+  mhcsim::cli::setup_step(app);
   mhcsim::cli::setup_compare(app);
   mhcsim::cli::setup_simulate(app);
   mhcsim::cli::setup_calibrate(app);

@@ -7,6 +7,12 @@ namespace mhcsim::cli {
 
 void setup_hw(CLI::App& app);
 void setup_scenario(CLI::App& app);
+void setup_traffic(CLI::App& app);
+void setup_kv(CLI::App& app);
+void setup_a2a(CLI::App& app);
+void setup_bubble(CLI::App& app);
+void setup_memory(CLI::App& app);
+void setup_step(CLI::App& app);
 void setup_compare(CLI::App& app);
 void setup_simulate(CLI::App& app);
 void setup_calibrate(CLI::App& app);
