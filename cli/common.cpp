@@ -1,6 +1,10 @@
 #include "common.h"
 
+#include <fstream>
+#include <sstream>
+
 #include "mhcsim/calib/attach.h"
+#include "mhcsim/error.h"
 #include "mhcsim/scenarios/load.h"
 
 namespace mhcsim::cli {
@@ -19,17 +23,37 @@ void add_scenario_options(CLI::App& cmd, ScenarioOptions& opts) {
                  "Calibration profile JSON (overrides the scenario's calibration.profile)");
 }
 
-Scenario load_scenario(const ScenarioOptions& opts) {
+std::vector<scenarios::Override> scenario_overrides(const ScenarioOptions& opts) {
   std::vector<scenarios::Override> overrides;
   for (const auto& text : opts.overrides) overrides.push_back(scenarios::parse_override(text));
   if (!opts.calibration_path.empty())
     overrides.push_back({"calibration.profile", '"' + opts.calibration_path + '"'});
-  const auto path = opts.scenario_path.empty() ? scenarios::default_scenario_path()
-                                               : std::filesystem::path(opts.scenario_path);
-  Scenario s = scenarios::load_scenario(path, overrides);
+  return overrides;
+}
+
+std::filesystem::path scenario_file(const ScenarioOptions& opts) {
+  return opts.scenario_path.empty() ? scenarios::default_scenario_path()
+                                    : std::filesystem::path(opts.scenario_path);
+}
+
+void attach_calibration(Scenario& s) {
   // A profile changes every prediction: say which one, and warn when it is from another GPU.
   for (const auto& w : calib::attach_calibration(s)) std::cerr << "mhcsim: warning: " << w << "\n";
   if (s.calibration) std::cerr << "mhcsim: " << calib::describe_calibration(*s.calibration) << "\n";
+}
+
+std::string read_scenario_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in || std::filesystem::is_directory(path))
+    throw InputError("", "cannot open scenario file (no such file or not readable)", {path.string(), 0});
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+Scenario load_scenario(const ScenarioOptions& opts) {
+  Scenario s = scenarios::load_scenario(scenario_file(opts), scenario_overrides(opts));
+  attach_calibration(s);
   return s;
 }
 

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mhcsim/scenarios/load.h"
 #include "mhcsim/specs.h"
 
 namespace mhcsim::cli {
@@ -29,6 +30,15 @@ void add_scenario_options(CLI::App& cmd, ScenarioOptions& opts);
 
 // Loads and validates; throws InputError (printed by main as one line, exit code 2).
 Scenario load_scenario(const ScenarioOptions& opts);
+// What load_scenario reads: the file (or the shipped default) and the overrides (--set, then
+// --calibration), for verbs that parse the scenario once and instantiate it many times.
+std::filesystem::path scenario_file(const ScenarioOptions& opts);
+std::vector<scenarios::Override> scenario_overrides(const ScenarioOptions& opts);
+// Reads s.calibration_path into s.calibration and says so on stderr (with any GPU-mismatch
+// warning); load_scenario calls it.
+void attach_calibration(Scenario& s);
+// The scenario file's text; InputError when it cannot be read.
+std::string read_scenario_text(const std::filesystem::path& path);
 
 // Prints JSON (pretty, one document) to stdout.
 void print_json(const nlohmann::json& doc);

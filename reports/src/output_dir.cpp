@@ -21,8 +21,7 @@ void write_directory_atomically(const fs::path& dir, bool force,
   require_writable(dir, force);
   const fs::path target = fs::absolute(dir).lexically_normal();
   const fs::path parent = target.parent_path();
-  if (!fs::is_directory(parent))
-    throw InputError("-o", fmt::format("'{}': parent directory does not exist", parent.string()));
+  fs::create_directories(parent);
   const std::string stem = target.filename().string();
   const fs::path tmp = parent / fmt::format(".{}.tmp.{}", stem, ::getpid());
   const fs::path old = parent / fmt::format(".{}.old.{}", stem, ::getpid());

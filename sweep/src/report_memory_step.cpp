@@ -62,7 +62,7 @@ reports::Section step_section(const Scenario& s) {
   c.title = "Step time breakdown";
   c.category_label = "model";
   c.value = {"time per step", "s"};
-  c.parts = {"compute (incl. HBM-bound kernels)", "exposed EP all-to-all", "exposed DP sync", "pipeline bubble"};
+  c.parts = {"compute", "exposed EP all-to-all", "exposed DP sync", "pipeline bubble"};
   c.categories = {"analytic", "simulated"};
   c.values = {{est.busy_seconds - exposed, exposed, est.dp_sync_seconds, est.bubble_seconds},
               {worst.compute_busy_seconds, worst.exposed_comm_seconds, est.dp_sync_seconds,

@@ -57,7 +57,7 @@ struct TempDir {
 
 }  // namespace
 
-TEST_CASE("--sweep values parse, and bad ones are input errors") {
+TEST_CASE("sweep axes parse, and bad ones are input errors") {
   const auto a = parse_sweep_axis("parallel.pp=8,16,32");
   CHECK(a.key == "parallel.pp");
   CHECK(a.values == std::vector<std::string>{"8", "16", "32"});
@@ -95,7 +95,7 @@ TEST_CASE("infeasible points are kept with their reason") {
   CHECK(std::get<std::string>(t.rows()[1].back()) == r.reasons[1]);
 }
 
-TEST_CASE("--top ranks feasible points by a metric, in its direction") {
+TEST_CASE("top-K ranking: feasible points by a metric, in its direction") {
   auto tpl = deepseek();
   const Grid grid({parse_sweep_axis("parallel.pp=4,8,16"), parse_sweep_axis("parallel.ep=8,16,32,64")});
   const auto r = run_sweep(tpl, grid, toy(), {2, {}});

@@ -10,9 +10,9 @@ namespace mhcsim::reports {
 // !force. `option` names the flag that chose the path ("-o").
 void require_writable(const std::filesystem::path& path, bool force, const char* option = "-o");
 
-// Creates a fresh temporary directory next to `dir`, calls `fill` with it, then moves it onto
-// `dir` (replacing an existing one only when `force`). On any error the temporary directory
-// is removed and the old `dir` is left as it was.
+// Creates `dir`'s parent if needed and a fresh temporary directory next to `dir`, calls
+// `fill` with it, then moves it onto `dir` (replacing an existing one only when `force`). On
+// any error the temporary directory is removed and the old `dir` is left as it was.
 void write_directory_atomically(const std::filesystem::path& dir, bool force,
                                 const std::function<void(const std::filesystem::path&)>& fill);
 

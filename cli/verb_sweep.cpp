@@ -1,0 +1,125 @@
+// `mhcsim sweep`: what-if cross products of scenario overrides, priced by the analytic model
+// (or the simulator with --simulate) on every core; CSV and JSON out, best points on stdout.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+#include "common.h"
+#include "mhcsim/error.h"
+#include "mhcsim/reports/output_dir.h"
+#include "mhcsim/scenarios/template.h"
+#include "mhcsim/sweep/evaluators.h"
+#include "mhcsim/sweep/output.h"
+#include "mhcsim/sweep/progress.h"
+#include "mhcsim/version.h"
+#include "verbs.h"
+
+namespace mhcsim::cli {
+namespace {
+
+struct SweepOptions {
+  ScenarioOptions scn;
+  OutputOptions out;
+  std::vector<std::string> axes;
+  bool simulate = false;
+  int jobs = 0;
+  std::string output_prefix;
+  bool force = false;
+  int64_t top = 0;
+  std::string by = "step_time";
+};
+
+// The profile is read once from the base scenario and shared by every point that keeps its
+// path; a point that sweeps calibration.profile reads its own.
+sweep::Evaluator with_calibration(sweep::Evaluator e, scenarios::ScenarioTemplate& tpl) {
+  Scenario base;
+  try {
+    base = tpl.instantiate(std::vector<int>{});
+  } catch (const InputError&) {
+    return e;  // an inconsistent base: its points report why, one by one
+  }
+  if (!base.calibration_path) return e;
+  attach_calibration(base);
+  auto inner = e.evaluate;
+  e.evaluate = [inner, path = *base.calibration_path, profile = base.calibration](const Scenario& s) {
+    if (!s.calibration_path || *s.calibration_path != path) {
+      Scenario own = s;
+      attach_calibration(own);
+      return inner(own);
+    }
+    Scenario calibrated = s;
+    calibrated.calibration = profile;
+    return inner(calibrated);
+  };
+  return e;
+}
+
+void run(const SweepOptions& o) {
+  const auto path = scenario_file(o.scn);
+  scenarios::ScenarioTemplate tpl(read_scenario_text(path), path.string(), scenario_overrides(o.scn));
+  std::vector<sweep::SweepAxis> axes;
+  for (const auto& text : o.axes) axes.push_back(sweep::parse_sweep_axis(text));
+  const sweep::Grid grid(std::move(axes));
+  if (!o.output_prefix.empty()) {  // fail before the work, not after it
+    reports::require_writable(o.output_prefix + ".csv", o.force);
+    reports::require_writable(o.output_prefix + ".json", o.force);
+  }
+  const auto evaluator = with_calibration(o.simulate ? sweep::simulated_evaluator() : sweep::analytic_evaluator(), tpl);
+
+  sweep::SweepOptions run_opts{o.jobs, {}};
+  if (sweep::progress_wanted())
+    run_opts.progress = [](int64_t done, int64_t total) { sweep::draw_progress(std::cerr, done, total); };
+  const auto result = sweep::run_sweep(tpl, grid, evaluator, run_opts);
+
+  const nlohmann::json meta = {{"scenario", path.string()},
+                               {"overrides", o.scn.overrides},
+                               {"sweep", o.axes},
+                               {"model", evaluator.name},
+                               {"mhcsim_version", kVersion}};
+  if (!o.output_prefix.empty()) sweep::write_outputs(result, meta, o.output_prefix, o.force);
+
+  const std::vector<int64_t> shown = o.top > 0 ? sweep::top_points(result, o.by, o.top) : std::vector<int64_t>{};
+  const int64_t rows = o.top > 0 ? static_cast<int64_t>(shown.size()) : result.points;
+  const std::string title =
+      o.top > 0 ? fmt::format("best {} of {} feasible points by {} ({} model)", rows, result.feasible_count(),
+                              result.metrics[sweep::metric_index(result, o.by)].column.key, evaluator.name)
+                : fmt::format("sweep: {} points, {} feasible ({} model)", result.points,
+                              result.feasible_count(), evaluator.name);
+  // Without --top a sweep written to files prints only its summary; the files hold the rows.
+  const bool print_rows = o.top > 0 || o.output_prefix.empty();
+  const auto table = sweep::to_table(result, shown, 0, print_rows ? rows : 0, title);
+  if (o.out.json) {
+    print_json({{"meta", meta},
+                {"points", result.points},
+                {"feasible_points", result.feasible_count()},
+                {"rows", table.to_json()}});
+    return;
+  }
+  table.print_text(std::cout);
+  if (!o.output_prefix.empty())
+    std::cout << fmt::format("# {} points, {} feasible; wrote {}.csv and {}.json\n", result.points,
+                             result.feasible_count(), o.output_prefix, o.output_prefix);
+}
+
+}  // namespace
+
+void setup_sweep(CLI::App& app) {
+  auto opts = std::make_shared<SweepOptions>();
+  auto* cmd = app.add_subcommand("sweep", "Evaluate the cross product of scenario overrides (what-if sweep)");
+  add_scenario_options(*cmd, opts->scn);
+  add_output_options(*cmd, opts->out);
+  cmd->add_option("--sweep", opts->axes, "Key and values to sweep, e.g. --sweep parallel.pp=8,16,32 (repeatable)")
+      ->type_name("KEY=A,B,C")
+      ->required();
+  cmd->add_flag("--simulate", opts->simulate, "Run the simulator for every point instead of the analytic model");
+  cmd->add_option("-j,--jobs", opts->jobs, "Worker threads (default: all cores)")->check(CLI::Range(0, 4096));
+  cmd->add_option("-o,--output", opts->output_prefix, "Write PREFIX.csv and PREFIX.json (all points)");
+  cmd->add_flag("--force", opts->force, "Replace existing output files");
+  cmd->add_option("--top", opts->top, "Print the K best feasible points")->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+  cmd->add_option("--by", opts->by, "Metric to rank by for --top (e.g. step_time, tokens_per_second, memory_per_gpu)")
+      ->capture_default_str();
+  cmd->callback([opts] { run(*opts); });
+}
+
+}  // namespace mhcsim::cli
