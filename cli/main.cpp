@@ -26,8 +26,8 @@ int main(int argc, char** argv) {
   mhcsim::cli::setup_memory(app);
   mhcsim::cli::setup_step(app);
   mhcsim::cli::setup_compare(app);
-  mhcsim::cli::setup_simulate(app);
   mhcsim::cli::setup_calibrate(app);
+  mhcsim::cli::setup_simulate(app);
   mhcsim::cli::setup_sweep(app);
   mhcsim::cli::setup_report(app);
 

@@ -14,8 +14,8 @@ void setup_bubble(CLI::App& app);
 void setup_memory(CLI::App& app);
 void setup_step(CLI::App& app);
 void setup_compare(CLI::App& app);
-void setup_simulate(CLI::App& app);
 void setup_calibrate(CLI::App& app);
+void setup_simulate(CLI::App& app);
 void setup_sweep(CLI::App& app);
 void setup_report(CLI::App& app);
 

@@ -34,14 +34,6 @@ void require_times(const PhaseTimes& t) {
   check(t.w <= t.b, "phase_times.w", "weight-gradient part cannot exceed the full backward");
 }
 
-// Chunks one micro-batch visits on each rank.
-int64_t chunks_visited(Schedule s, int64_t v) {
-  switch (s) {
-    case Schedule::Interleaved1F1B: return v;
-    case Schedule::DualPipeV: return 2;
-    default: return 1;
-  }
-}
 }  // namespace
 
 // deepseek-ai/DualPipe README "at the same number of PP stages"; Megatron interleaving.
@@ -61,7 +53,7 @@ double pipeline_bubble_seconds(Schedule s, int64_t pp, int64_t m, const PhaseTim
 double pipeline_busy_seconds(Schedule s, int64_t pp, int64_t m, const PhaseTimes& t, int64_t v) {
   require_shape(s, pp, m, v);
   require_times(t);
-  return d(m) * d(chunks_visited(s, v)) * (t.f + t.b);
+  return d(m) * d(stages_per_rank(s, v)) * (t.f + t.b);
 }
 
 double pipeline_bubble_fraction(Schedule s, int64_t pp, int64_t m, const PhaseTimes& t, int64_t v) {
@@ -73,7 +65,7 @@ double pipeline_bubble_fraction(Schedule s, int64_t pp, int64_t m, const PhaseTi
 int64_t pipeline_chunks(Schedule s, int64_t pp, int64_t v) {
   check(pp >= 1, "parallel.pp", "must be >= 1");
   check(v >= 1, "parallel.virtual_stages", "must be >= 1");
-  return pp * chunks_visited(s, v);
+  return pp * stages_per_rank(s, v);
 }
 
 double pipeline_parameter_factor(Schedule s) { return s == Schedule::DualPipe ? 2.0 : 1.0; }

@@ -119,9 +119,9 @@ void check_parallel(Scenario& s, const Checker& c) {
   const int64_t stage_layers = m.layers + p.extra_stage_layers;
   c.require(stage_layers % stages == 0, "parallel.pp",
             fmt::format("model.layers {} + parallel.extra_stage_layers {} = {} is not divisible by the "
-                        "{} pipeline stages ({} ranks x {} chunks, schedule {})",
+                        "{} pipeline stages ({} ranks x {} stages per rank, schedule {})",
                         m.layers, p.extra_stage_layers, stage_layers, stages, p.pp,
-                        p.chunks_per_rank(), to_string(p.schedule)));
+                        stages_per_rank(p.schedule, p.virtual_stages), to_string(p.schedule)));
 
   if (!m.is_moe()) {
     c.require(p.ep == 1, "parallel.ep", "expert parallelism needs routed experts (model.moe.routed_experts)");

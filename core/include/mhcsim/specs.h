@@ -88,6 +88,18 @@ struct PrecisionSpec {
 
 enum class Schedule { OneF1B, Interleaved1F1B, ZB1P, DualPipe, DualPipeV };
 
+// Distinct stages of the layer split that one micro-batch visits on each rank: v for
+// interleaved 1F1B, 2 for DualPipeV (P ranks hold 2P stages, a V), 1 otherwise. DualPipe's
+// ranks hold stages r and PP-1-r of a PP-stage split: two *copies* (DualPipe README "2x
+// parameters"), one per direction, so each micro-batch still sees one stage per rank.
+constexpr int64_t stages_per_rank(Schedule s, int64_t virtual_stages) {
+  switch (s) {
+    case Schedule::Interleaved1F1B: return virtual_stages;
+    case Schedule::DualPipeV: return 2;
+    default: return 1;
+  }
+}
+
 struct ParallelSpec {
   int64_t tp = 1;
   int64_t pp = 1;
@@ -106,16 +118,8 @@ struct ParallelSpec {
                                    // splitting layers over stages (DeepSeek-V3: 61 + 3 = 64)
 
   int64_t world_size() const { return tp * pp * dp; }
-  int64_t chunks_per_rank() const { return stage_count() / pp; }
-  // Pipeline stages (chunks) over all ranks: 2 per rank for DualPipe/V, v for interleaved.
-  int64_t stage_count() const {
-    switch (schedule) {
-      case Schedule::DualPipe:
-      case Schedule::DualPipeV: return 2 * pp;
-      case Schedule::Interleaved1F1B: return virtual_stages * pp;
-      default: return pp;
-    }
-  }
+  // Pipeline stages the model's layers are cut into (every micro-batch passes each once).
+  int64_t stage_count() const { return pp * stages_per_rank(schedule, virtual_stages); }
 };
 
 enum class WorkloadMode { Train, Serve };

@@ -36,8 +36,7 @@ double pipeline_bubble_fraction(Schedule s, int64_t pp, int64_t micro_batches,
 // Chunks the model's layers are cut into: pp for 1F1B, ZB1P and DualPipe (whose ranks hold two
 // *copies*: stages r and PP-1-r of the same PP-stage split, README "2x parameters"), v x pp for
 // interleaved 1F1B, 2 x pp for DualPipeV (P ranks, 2P stages). Every micro-batch passes every
-// chunk once. Note: ParallelSpec::stage_count() counts 2 x pp for DualPipe, which would give
-// each micro-batch only half the model under the reference's per-rank order (N chunks per rank).
+// chunk once. Same count as ParallelSpec::stage_count(), with its inputs checked.
 int64_t pipeline_chunks(Schedule s, int64_t pp, int64_t virtual_stages = 1);
 
 // Parameters per rank as a multiple of (model parameters / pp): 2 for DualPipe (two copies,
