@@ -33,14 +33,14 @@ if ! command -v nvidia-smi >/dev/null; then
 fi
 
 check report 0 "median \|error\|" -- "$M" calibrate --from "$DATA" -o "$tmp/p.json" --report --check
-check report_rows 0 "BM_sinkhorn/bytes:1048576/manual_time" -- "$M" calibrate --from "$DATA" -o "$tmp/p.json" --report
+check report_rows 0 "BM_mhc_sinkhorn_fwd/bytes:1048576/manual_time" -- "$M" calibrate --from "$DATA" -o "$tmp/p.json" --report
 check target 0 "target .*met" -- "$M" calibrate --from "$DATA" -o "$tmp/p.json"
 python3 - "$tmp/p.json" <<'PY' && passes=$((passes+1)) || { echo "FAIL profile content"; fails=$((fails+1)); }
 import json, sys
 p = json.load(open(sys.argv[1]))
 assert p["schema"] == "mhcsim.calibration" and p["schema_version"] == 1, p["schema"]
 assert p["gpu_name"] == "NVIDIA H200" and p["catalog_gpu"] == "H200"
-assert set(p["kernels"]) == {"hbm_copy", "mhc_post_res_fused", "sinkhorn"}, p["kernels"].keys()
+assert set(p["kernels"]) == {"hbm_copy", "mhc_post_res_fused", "mhc_sinkhorn_fwd"}, p["kernels"].keys()
 assert "alltoall_intra" in p["collectives"] and 0.6 < p["gemm_efficiency"] < 0.8
 assert len(p["residuals"]) == 44 and all("error_pct" in r for r in p["residuals"])
 PY
@@ -49,7 +49,7 @@ PY
   && passes=$((passes+1)) || { echo "FAIL --json does not parse"; fails=$((fails+1)); }
 
 # Bad benchmark input: unknown kernel (file and benchmark named), malformed JSON.
-sed 's/BM_sinkhorn/BM_flash_attn/g' "$DATA" > "$tmp/unknown.json"
+sed 's/BM_mhc_sinkhorn_fwd/BM_flash_attn/g' "$DATA" > "$tmp/unknown.json"
 check unknown_kernel 2 "unknown.json: BM_flash_attn/bytes:[0-9]+/manual_time: unknown kernel class" -- \
   "$M" calibrate --from "$tmp/unknown.json" -o "$tmp/u.json"
 head -c 500 "$DATA" > "$tmp/truncated.json"

@@ -8,8 +8,8 @@ import json
 import random
 
 random.seed(6)
-T0_S = {"hbm_copy": 4e-6, "mhc_post_res_fused": 6e-6, "sinkhorn": 8e-6}
-BW_GBPS = {"hbm_copy": 4300.0, "mhc_post_res_fused": 4000.0, "sinkhorn": 3500.0}
+T0_S = {"hbm_copy": 4e-6, "mhc_post_res_fused": 6e-6, "mhc_sinkhorn_fwd": 8e-6}
+BW_GBPS = {"hbm_copy": 4300.0, "mhc_post_res_fused": 4000.0, "mhc_sinkhorn_fwd": 3500.0}
 A2A_ALPHA_S, A2A_BUS_GBPS, RANKS = 12e-6, 160.0, 8
 GEMM_EFF, BF16_PEAK = 0.72, 989e12
 
