@@ -40,6 +40,9 @@ constexpr NameTable<Schedule, 5> kSchedules{{{Schedule::OneF1B, "1f1b"},
                                              {Schedule::ZB1P, "zb1p"},
                                              {Schedule::DualPipe, "dualpipe"},
                                              {Schedule::DualPipeV, "dualpipev"}}};
+constexpr NameTable<ActivationRecompute, 3> kRecompute{{{ActivationRecompute::None, "none"},
+                                                       {ActivationRecompute::Selective, "selective"},
+                                                       {ActivationRecompute::Full, "full"}}};
 constexpr NameTable<WorkloadMode, 2> kModes{
     {{WorkloadMode::Train, "train"}, {WorkloadMode::Serve, "serve"}}};
 constexpr NameTable<ServePhase, 2> kPhases{
@@ -51,6 +54,7 @@ std::string_view to_string(DType t) { return name_of(kDTypes, t); }
 std::string_view to_string(AttentionKind k) { return name_of(kAttention, k); }
 std::string_view to_string(ResidualKind k) { return name_of(kResidual, k); }
 std::string_view to_string(Schedule s) { return name_of(kSchedules, s); }
+std::string_view to_string(ActivationRecompute r) { return name_of(kRecompute, r); }
 std::string_view to_string(WorkloadMode m) { return name_of(kModes, m); }
 std::string_view to_string(ServePhase p) { return name_of(kPhases, p); }
 
@@ -62,6 +66,9 @@ std::optional<ResidualKind> parse_residual_kind(std::string_view s) {
   return value_of(kResidual, s);
 }
 std::optional<Schedule> parse_schedule(std::string_view s) { return value_of(kSchedules, s); }
+std::optional<ActivationRecompute> parse_activation_recompute(std::string_view s) {
+  return value_of(kRecompute, s);
+}
 std::optional<WorkloadMode> parse_workload_mode(std::string_view s) {
   return value_of(kModes, s);
 }

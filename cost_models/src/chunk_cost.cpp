@@ -31,18 +31,30 @@ Micro micro_batch(const WorkloadSpec& w) {
   return {d(w.batch_seqs), d(w.context_len)};
 }
 
-// Memory-bound bytes per token of one layer besides mHC, forward: the two RMSNorms (read and
-// write the hidden) and, in MoE layers, the permute and combine of the dispatched tokens.
+// Memory-bound bytes per token over the whole model, forward, besides mHC: the two RMSNorms
+// of each layer read and write the hidden.
+double norm_bytes_per_token(const Scenario& s) {
+  return 2.0 * 2.0 * d(s.model.hidden) * bytes_per_element(s.precision.activations) * d(s.model.layers);
+}
+
+// ... and, in MoE layers, the permute and combine of the dispatched tokens.
 double elementwise_bytes_per_token(const Scenario& s) {
   const auto& m = s.model;
   const DType act = s.precision.activations;
-  double bytes = 2.0 * 2.0 * d(m.hidden) * bytes_per_element(act);
-  if (m.is_moe()) {
-    const double moe_share = d(m.moe_layers()) / d(m.layers);
-    bytes += moe_share * (moe_permute_bytes(1, m.top_k, m.hidden, act).total() +
-                          moe_combine_bytes(1, m.top_k, m.hidden, act).total());
-  }
-  return bytes * d(m.layers);
+  double bytes = norm_bytes_per_token(s);
+  if (m.is_moe())
+    bytes += d(m.moe_layers()) * (moe_permute_bytes(1, m.top_k, m.hidden, act).total() +
+                                  moe_combine_bytes(1, m.top_k, m.hidden, act).total());
+  return bytes;
+}
+
+// SwiGLU's elementwise product per token over the whole model: reads gate and up, writes the
+// product, for the dense FFNs and every active (routed + shared) expert.
+double swiglu_bytes_per_token(const Scenario& s) {
+  const auto& m = s.model;
+  const double dense = d(m.is_moe() ? m.dense_layers : m.layers) * d(m.ffn_hidden);
+  const double experts = d(m.moe_layers()) * d(m.top_k + m.shared_experts) * d(m.expert_ffn_hidden);
+  return 3.0 * (dense + experts) * bytes_per_element(s.precision.activations);
 }
 }  // namespace
 
@@ -91,9 +103,25 @@ ChunkCost chunk_cost(const Scenario& s, int64_t layers_per_chunk) {
   c.mlp_forward_seconds = mlp_linear + 0.5 * (elementwise + c.mhc_forward_seconds);
   // Backward: dgrad and wgrad each cost the forward GEMM; attention's core backward is 2x its
   // forward, all input gradient; memory-bound kernels 2x (read output grads, write input grads).
-  c.attn_backward_input_seconds = attn_linear + 2 * attn_core + elementwise + 0.5 * mhc_backward;
+  // Activation recompute replays forward work inside the input-gradient pass. Selective
+  // (DeepSeek-V3 report 3.2.3): the RMSNorms, MLA's up-projections and SwiGLU; full: the whole
+  // forward (the all-to-all is not replayed: the dispatched tokens stay cached).
+  double attn_recompute = 0, mlp_recompute = 0;
+  switch (p.activation_recompute) {
+    case ActivationRecompute::None: break;
+    case ActivationRecompute::Selective:
+      attn_recompute = work * (f.attention_up_projection / gemm + 0.5 * norm_bytes_per_token(s) / hbm.bytes_per_second);
+      mlp_recompute = work * (swiglu_bytes_per_token(s) + 0.5 * norm_bytes_per_token(s)) / hbm.bytes_per_second;
+      break;
+    case ActivationRecompute::Full:
+      attn_recompute = c.attn_forward_seconds;
+      mlp_recompute = c.mlp_forward_seconds;
+      break;
+  }
+  c.recompute_seconds = attn_recompute + mlp_recompute;
+  c.attn_backward_input_seconds = attn_linear + 2 * attn_core + elementwise + 0.5 * mhc_backward + attn_recompute;
   c.attn_backward_weight_seconds = attn_linear;
-  c.mlp_backward_input_seconds = mlp_linear + elementwise + 0.5 * mhc_backward;
+  c.mlp_backward_input_seconds = mlp_linear + elementwise + 0.5 * mhc_backward + mlp_recompute;
   c.mlp_backward_weight_seconds = mlp_linear;
 
   if (m.is_moe() && p.ep > 1) {

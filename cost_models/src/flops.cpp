@@ -59,14 +59,19 @@ double attention_parameters_per_layer(const ModelSpec& m) {
   if (m.attention != AttentionKind::MLA)  // q, k, v, o projections
     return h * heads * qk_head_dim(m) + 2 * h * kv_groups(m) * d(m.head_dim) +
            heads * v_head_dim(m) * h;
-  // MLA (DeepSeek-V2 sec. 2.1): W_DQ, q norm, W_UQ (incl. W_QR); W_DKV + W_KR, kv norm,
-  // W_UK and W_UV; W_O.
-  const double q = m.q_lora_rank > 0
-                       ? h * d(m.q_lora_rank) + d(m.q_lora_rank) + d(m.q_lora_rank) * heads * qk_head_dim(m)
-                       : h * heads * qk_head_dim(m);
-  const double kv = h * d(m.kv_lora_rank + m.qk_rope_head_dim) + d(m.kv_lora_rank) +
-                    d(m.kv_lora_rank) * heads * d(m.qk_nope_head_dim + m.v_head_dim);
-  return q + kv + heads * v_head_dim(m) * h;
+  // MLA (DeepSeek-V2 sec. 2.1): W_DQ and q norm (or a full W_Q without query compression);
+  // W_DKV + W_KR and kv norm; the up-projections; W_O.
+  const double q = m.q_lora_rank > 0 ? h * d(m.q_lora_rank) + d(m.q_lora_rank)
+                                     : h * heads * qk_head_dim(m);
+  const double kv = h * d(m.kv_lora_rank + m.qk_rope_head_dim) + d(m.kv_lora_rank);
+  return q + kv + mla_up_projection_parameters_per_layer(m) + heads * v_head_dim(m) * h;
+}
+
+double mla_up_projection_parameters_per_layer(const ModelSpec& m) {
+  if (m.attention != AttentionKind::MLA) return 0;
+  const double heads = d(m.heads);
+  const double q = m.q_lora_rank > 0 ? d(m.q_lora_rank) * heads * qk_head_dim(m) : 0.0;
+  return q + d(m.kv_lora_rank) * heads * d(m.qk_nope_head_dim + m.v_head_dim);
 }
 
 double expert_parameters(const ModelSpec& m) {
@@ -105,6 +110,7 @@ TokenFlops forward_flops_per_token(const ModelSpec& m, double context) {
   TokenFlops f;
   const double routed_share = m.is_moe() ? d(m.top_k) / d(m.routed_experts) : 0.0;
   f.attention_linear = 2.0 * p.attention;
+  f.attention_up_projection = 2.0 * d(m.layers) * mla_up_projection_parameters_per_layer(m);
   f.attention_core = 2.0 * d(m.layers) * d(m.heads) * (qk_head_dim(m) + v_head_dim(m)) * context;
   f.mlp = 2.0 * (p.dense_ffn + p.shared_experts + p.routed_experts * routed_share + p.gates);
   f.head = 2.0 * (p.head > 0 ? p.head : p.embedding);

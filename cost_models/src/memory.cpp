@@ -28,6 +28,24 @@ void validate_parallel(const Scenario& s) {
             "cannot exceed the number of experts");
 }
 
+// Per-token activation elements (in units of the activation dtype) of one transformer layer
+// under DeepSeek-V3's selective recompute (report 3.2.3, 3.3.3): each sublayer keeps its input
+// (RMSNorm recomputed); attention keeps the compressed q/kv latents (up-projections
+// recomputed) and the attention output; each active expert keeps its input and the SwiGLU
+// input (output recomputed). With FP8 GEMMs the Linear inputs are cached in FP8, so
+// `linear_input_scale` = bytes(fp8) / bytes(activation dtype) applies to them.
+double layer_activation_elems_selective(const ModelSpec& m, double linear_input_scale) {
+  const double h = d(m.hidden), heads = d(m.heads);
+  const double attn = m.attention == AttentionKind::MLA
+                          ? h + d(m.q_lora_rank) + d(m.kv_lora_rank + m.qk_rope_head_dim) +
+                                linear_input_scale * heads * d(m.v_head_dim)
+                          : h + kv_elems_per_token_per_layer(m) + linear_input_scale * heads * d(m.head_dim);
+  const double dense = h + linear_input_scale * (h + 2 * d(m.ffn_hidden));
+  const double moe = h + d(m.top_k + m.shared_experts) * linear_input_scale * (h + 2 * d(m.expert_ffn_hidden));
+  const double dense_layers = d(m.is_moe() ? m.dense_layers : m.layers);
+  return attn + (dense_layers * dense + d(m.moe_layers()) * moe) / d(m.layers);
+}
+
 // Per-token activation elements of one transformer layer, MoE and dense averaged by count.
 double layer_activation_elems(const ModelSpec& m) {
   const double h = d(m.hidden), heads = d(m.heads);
@@ -69,7 +87,15 @@ double activation_bytes_per_token(const Scenario& s, int64_t layers) {
   const auto& m = s.model;
   validate_model(m);
   check(layers >= 1, "layers", "must be >= 1");
-  double elems = d(layers) * layer_activation_elems(m);
+  const double fp8_scale =
+      s.precision.gemm == DType::FP8 ? bytes_per_element(DType::FP8) / bytes_per_element(s.precision.activations) : 1.0;
+  double per_layer = 0;
+  switch (s.parallel.activation_recompute) {
+    case ActivationRecompute::None: per_layer = layer_activation_elems(m); break;
+    case ActivationRecompute::Selective: per_layer = layer_activation_elems_selective(m, fp8_scale); break;
+    case ActivationRecompute::Full: per_layer = d(m.hidden); break;  // the layer input only
+  }
+  double elems = d(layers) * per_layer;
   if (is_mhc(m)) {
     const int64_t block = recompute_block(s, layers);
     elems += block > 0 ? mhc_stored_elems_recompute(m.mhc_n, m.hidden, 2 * layers, block)

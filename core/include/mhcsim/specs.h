@@ -88,6 +88,12 @@ struct PrecisionSpec {
 
 enum class Schedule { OneF1B, Interleaved1F1B, ZB1P, DualPipe, DualPipeV };
 
+// What a layer keeps for its backward pass. Selective is DeepSeek-V3's scheme (report 3.2.3 and
+// 3.3.3): RMSNorm and the MLA up-projections are recomputed, SwiGLU keeps only its input, and
+// with FP8 GEMMs the inputs of the Linear layers are cached in FP8. Full keeps only the layer
+// input and recomputes the whole layer.
+enum class ActivationRecompute { None, Selective, Full };
+
 // Distinct stages of the layer split that one micro-batch visits on each rank: v for
 // interleaved 1F1B, 2 for DualPipeV (P ranks hold 2P stages, a V), 1 otherwise. DualPipe's
 // ranks hold stages r and PP-1-r of a PP-stage split: two *copies* (DualPipe README "2x
@@ -111,6 +117,7 @@ struct ParallelSpec {
   int64_t micro_batches = 1;     // per pipeline per step
   int64_t virtual_stages = 1;    // chunks per rank for interleaved 1F1B
   int64_t zero_stage = 0;        // 0..3
+  ActivationRecompute activation_recompute = ActivationRecompute::None;
   bool recompute_mhc = true;     // mHC block recompute (paper 4.3.2)
   int64_t mhc_recompute_block = 0;  // L_r; 0 = optimal from Eq. 20
   double overlap = 0.8;          // fraction of communication that can hide behind compute
@@ -155,11 +162,13 @@ struct Scenario {
 std::string_view to_string(AttentionKind k);
 std::string_view to_string(ResidualKind k);
 std::string_view to_string(Schedule s);
+std::string_view to_string(ActivationRecompute r);
 std::string_view to_string(WorkloadMode m);
 std::string_view to_string(ServePhase p);
 std::optional<AttentionKind> parse_attention_kind(std::string_view s);
 std::optional<ResidualKind> parse_residual_kind(std::string_view s);
 std::optional<Schedule> parse_schedule(std::string_view s);
+std::optional<ActivationRecompute> parse_activation_recompute(std::string_view s);
 std::optional<WorkloadMode> parse_workload_mode(std::string_view s);
 std::optional<ServePhase> parse_serve_phase(std::string_view s);
 

@@ -21,6 +21,7 @@ struct ChunkCost {
   double mlp_backward_input_seconds = 0;
   double mlp_backward_weight_seconds = 0;
   double mhc_forward_seconds = 0;          // mHC kernels in this chunk (already inside attn/mlp)
+  double recompute_seconds = 0;            // activation recompute (already inside backward input)
   double pp_send_bytes = 0;                // activation sent to the next stage (n x hidden for mHC)
   double pp_send_seconds = 0;
   double activation_bytes = 0;             // activations kept per micro-batch until backward

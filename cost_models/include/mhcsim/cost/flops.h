@@ -36,12 +36,16 @@ struct ParameterCount {
 ParameterCount parameter_count(const ModelSpec& m);
 
 double attention_parameters_per_layer(const ModelSpec& m);
+// MLA's up-projections from the q and kv latents (W_UQ incl. W_QR, W_UK, W_UV): the GEMMs that
+// DeepSeek-V3's selective recompute replays in the backward. 0 for MHA/GQA/MQA.
+double mla_up_projection_parameters_per_layer(const ModelSpec& m);
 double expert_parameters(const ModelSpec& m);  // one routed or shared expert (SwiGLU)
 
 // Forward FLOPs per token over the whole model.
 struct TokenFlops {
   double attention_linear = 0;  // q/kv/o projections
   double attention_core = 0;    // QK^T and PV over the context
+  double attention_up_projection = 0;  // MLA's W_UQ, W_UK, W_UV: part of attention_linear
   double mlp = 0;               // dense FFN, active routed + shared experts, gates
   double head = 0;              // output projection
   double mhc = 0;               // mHC coefficient matmul, Sinkhorn, apply H_pre / F_post,res
