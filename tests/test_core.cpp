@@ -7,6 +7,7 @@
 #include "mhcsim/atomic_write.h"
 #include "mhcsim/dtype.h"
 #include "mhcsim/error.h"
+#include "mhcsim/intervals.h"
 #include "mhcsim/reports/table.h"
 #include "mhcsim/specs.h"
 
@@ -60,4 +61,14 @@ TEST_CASE("table text, csv and json come from the same fields") {
   CHECK(csv.str() == "schedule,bubble_s\n1f1b,0.0125\n");
   CHECK(t.to_json()[0]["bubble_s"].get<double>() == 0.0125);
   CHECK_THROWS(t.add_row({std::string("x")}));
+}
+
+TEST_CASE("merge_spans unions overlapping and touching spans, drops empty ones; intersection of two lists") {
+  std::vector<Span> a{{3.0, 4.0}, {0.0, 1.0}, {0.5, 2.0}, {2.0, 2.5}, {5.0, 5.0}};
+  CHECK(merge_spans(a) == 3.5);  // [0, 2.5) and [3, 4)
+  CHECK(a == std::vector<Span>{{0.0, 2.5}, {3.0, 4.0}});
+  std::vector<Span> b{{2.0, 3.5}};
+  CHECK(merge_spans(b) == 1.5);
+  CHECK(intersection_seconds(a, b) == 1.0);  // [2, 2.5) and [3, 3.5)
+  CHECK(intersection_seconds(a, {}) == 0.0);
 }

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "intervals.h"
+#include "mhcsim/intervals.h"
 
 namespace mhcsim::traces {
 namespace {
