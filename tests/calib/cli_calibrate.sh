@@ -5,24 +5,7 @@
 set -u
 M="$1"; SRC="$2"
 DATA="$SRC/tests/calib/data/synthetic_h200.json"
-fails=0; passes=0
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-check() {  # check NAME EXPECTED_RC PATTERN -- CMD...
-  local name=$1 want=$2 pat=$3; shift 4
-  local out rc
-  out=$("$@" 2>&1); rc=$?
-  if [[ $rc -ne $want ]] || ! grep -qE -- "$pat" <<<"$out"; then
-    echo "FAIL $name: rc=$rc (want $want), output:"; echo "$out" | head -8; fails=$((fails+1))
-  else passes=$((passes+1)); fi
-}
-one_line() {  # one_line NAME CMD...: the error is exactly one line on stderr, exit 2
-  local name=$1; shift
-  local err rc
-  err=$("$@" 2>&1 >/dev/null); rc=$?
-  if [[ $rc -ne 2 || $(wc -l <<<"$err") -ne 1 ]]; then
-    echo "FAIL $name: rc=$rc, stderr:"; echo "$err" | head -5; fails=$((fails+1))
-  else passes=$((passes+1)); fi
-}
+source "$SRC/tests/cli/check.sh"
 
 # Without --from: no GPU -> "no GPU found"; with a GPU the empty --bench-dir is the error.
 check no_input 2 "^mhcsim: (calibrate: no GPU found|--bench-dir: no .*mhcsim_kernel_bench)" -- \
@@ -35,7 +18,7 @@ fi
 check report 0 "median \|error\|" -- "$M" calibrate --from "$DATA" -o "$tmp/p.json" --report --check
 check report_rows 0 "BM_mhc_sinkhorn_fwd/bytes:1048576/manual_time" -- "$M" calibrate --from "$DATA" -o "$tmp/p.json" --report
 check target 0 "target .*met" -- "$M" calibrate --from "$DATA" -o "$tmp/p.json"
-python3 - "$tmp/p.json" <<'PY' && passes=$((passes+1)) || { echo "FAIL profile content"; fails=$((fails+1)); }
+python3 - "$tmp/p.json" <<'PY' && pass || fail "profile content"
 import json, sys
 p = json.load(open(sys.argv[1]))
 assert p["schema"] == "mhcsim.calibration" and p["schema_version"] == 1, p["schema"]
@@ -46,7 +29,7 @@ assert len(p["residuals"]) == 44 and all("error_pct" in r for r in p["residuals"
 PY
 "$M" calibrate --from "$DATA" -o "$tmp/q.json" --json > "$tmp/out.json" 2>/dev/null && \
   python3 -c "import json,sys; json.load(open(sys.argv[1]))['kernels']['hbm_copy']" "$tmp/out.json" \
-  && passes=$((passes+1)) || { echo "FAIL --json does not parse"; fails=$((fails+1)); }
+  && pass || fail "--json does not parse"
 
 # Bad benchmark input: unknown kernel (file and benchmark named), malformed JSON.
 sed 's/BM_mhc_sinkhorn_fwd/BM_flash_attn/g' "$DATA" > "$tmp/unknown.json"
@@ -66,5 +49,4 @@ python3 -c "import json,sys; p=json.load(open(sys.argv[1])); p['schema_version']
 check newer_schema 2 "newer.json: schema_version: 99 is not supported" -- \
   "$M" scenario -s "$SRC/scenarios/deepseek_v3_train.toml" --calibration "$tmp/newer.json"
 
-echo "calib_cli: $passes passed, $fails failed"
-[[ $fails -eq 0 ]]
+summary calib_cli

@@ -5,8 +5,8 @@
 set -u
 M="$1"; SRC="$2"
 HERE="$SRC/tests/robustness"
-gen=$(mktemp -d); trap 'rm -rf "$gen"' EXIT
-fails=0; passes=0; skips=0
+source "$SRC/tests/cli/check.sh"
+gen=$tmp
 
 # Inputs derived from the shipped default scenario by one edit each, so every case is a real
 # configuration with exactly one thing wrong.
@@ -25,9 +25,6 @@ edit nan_overlap.toml 's/^\[parallel\]/[parallel]\noverlap = nan/'
 edit int64_overflow.toml 's/^seq_len = 4096/seq_len = 9223372036854775808/'
 edit float_overflow.toml 's/^token_budget = [^ ]+/token_budget = 1e400/'
 long_name="$gen/$(printf 'x%.0s' $(seq 1 300)).json"  # longer than NAME_MAX (255)
-
-verbs=$("$M" --help 2>/dev/null)
-verb_exists() { grep -qE "^ +$1( |\$)" <<<"$verbs"; }
 
 while IFS='|' read -r name class args pattern; do
   name=$(echo "$name" | xargs); class=$(echo "$class" | xargs)
@@ -51,11 +48,10 @@ while IFS='|' read -r name class args pattern; do
   elif ! grep -qE -- "$pattern" "$gen/err"; then why="message does not match /$pattern/"
   fi
   if [[ -n "$why" ]]; then
-    echo "FAIL $name ($class): $why"; head -c 600 "$gen/err" | head -5; fails=$((fails+1))
+    fail "$name ($class): $why"; head -c 600 "$gen/err" | head -5
   else
-    passes=$((passes+1))
+    pass
   fi
 done < "$HERE/invalid_inputs.table"
 
-echo "invalid_inputs: $passes passed, $fails failed, $skips skipped"
-[[ $fails -eq 0 ]]
+summary invalid_inputs

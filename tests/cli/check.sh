@@ -1,0 +1,66 @@
+# Shared by the shell tests that drive the real binary (tests/**/*.sh): source it after setting
+# M (the mhcsim binary). Gives pass/fail/skip counters, a scratch dir $tmp removed on exit, the
+# checks below and `summary NAME`, whose status is the script's result.
+fails=0; passes=0; skips=0
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+pass() { passes=$((passes+1)); }
+fail() { echo "FAIL $*"; fails=$((fails+1)); }
+
+check() {  # check NAME EXPECTED_RC PATTERN -- CMD...: exit code and a grep -E match on stdout+stderr
+  local name=$1 want=$2 pat=$3; shift 4
+  local out rc
+  out=$("$@" 2>&1); rc=$?
+  if [[ $rc -ne $want ]] || ! grep -qE -- "$pat" <<<"$out"; then
+    fail "$name: rc=$rc (want $want), output:"; echo "$out" | head -8
+  else pass; fi
+}
+
+one_line() {  # one_line NAME CMD...: the error is exactly one line on stderr, exit 2
+  local name=$1; shift
+  local err rc
+  err=$("$@" 2>&1 >/dev/null); rc=$?
+  if [[ $rc -ne 2 || $(wc -l <<<"$err") -ne 1 ]]; then
+    fail "$name: rc=$rc, stderr:"; echo "$err" | head -5
+  else pass; fi
+}
+
+verb_exists() {  # verb_exists VERB: mhcsim --help lists it (read once)
+  [[ -n ${verbs_help-} ]] || verbs_help=$("$M" --help 2>/dev/null)
+  grep -qE "^ +$1( |\$)" <<<"$verbs_help"
+}
+
+# check_json NAME PYTHON_ASSERTS -- VERB ARGS...: runs `mhcsim VERB ARGS --json`, then the asserts
+# with `d` = the document, `finite(d)` = every number in it is finite and `find(d, key)` = the
+# first value of key anywhere in it. Skipped when VERB is not built.
+check_json() {
+  local name=$1 asserts=$2; shift 3
+  if ! verb_exists "$1"; then echo "SKIP $name: verb '$1' is not built"; skips=$((skips+1)); return; fi
+  if ! "$M" "$@" --json >"$tmp/out.json" 2>"$tmp/err"; then
+    fail "$name: exit code $?"; head -3 "$tmp/err"; return
+  fi
+  if python3 - "$tmp/out.json" "$asserts" <<'PY'
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+def numbers(x):
+    if isinstance(x, dict): return [n for v in x.values() for n in numbers(v)]
+    if isinstance(x, list): return [n for v in x for n in numbers(v)]
+    return [x] if isinstance(x, (int, float)) and not isinstance(x, bool) else []
+def finite(x): return all(math.isfinite(n) for n in numbers(x))
+def find(x, key):  # first value of `key` anywhere in the document
+    if isinstance(x, dict):
+        if key in x: return x[key]
+        x = list(x.values())
+    if isinstance(x, list):
+        for v in x:
+            r = find(v, key)
+            if r is not None: return r
+    return None
+exec(sys.argv[2])
+PY
+  then pass; else fail "$name"; head -c 1500 "$tmp/out.json"; echo; fi
+}
+
+summary() {  # summary NAME: the counts; returns non-zero when a check failed
+  echo "$1: $passes passed, $fails failed$( ((skips)) && echo ", $skips skipped")"
+  [[ $fails -eq 0 ]]
+}
