@@ -1,11 +1,11 @@
 #include "mhcsim/scenarios/load.h"
 
-#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include "check.h"
+#include "parse.h"
 #include "schema.h"
 
 #ifndef MHCSIM_BUILTIN_DATA_DIR
@@ -15,31 +15,8 @@
 namespace mhcsim::scenarios {
 namespace {
 
-constexpr std::string_view kOverrideFile = "--set";
-
-// The value of --set is TOML ("8", "0.5", "true", "\"fp8\""); a bare word is taken as a string
-// so `--set parallel.schedule=dualpipe` works without shell quoting. Parsed with a source path
-// of "--set" so errors point at the override rather than at a file line.
-toml::table parse_override_value(const Override& o) {
-  try {
-    return toml::parse("v = " + o.value, kOverrideFile);
-  } catch (const toml::parse_error&) {
-    std::string quoted = "\"";
-    for (char ch : o.value) quoted += (ch == '"' || ch == '\\') ? std::string{'\\', ch} : std::string{ch};
-    try {
-      return toml::parse("v = " + quoted + "\"", kOverrideFile);
-    } catch (const toml::parse_error& e) {
-      throw InputError(o.key, fmt::format("cannot read value '{}': {}", o.value, e.description()),
-                       {std::string(kOverrideFile), 0});
-    }
-  }
-}
-
 void apply_override(toml::table& root, const Override& o) {
-  std::vector<std::string> known;
-  for (const auto& f : scenario_schema()) known.push_back(f.key);
-  if (std::find(known.begin(), known.end(), o.key) == known.end())
-    throw InputError(o.key, "unknown key" + closest_key(o.key, known), {std::string(kOverrideFile), 0});
+  schema_index(o);  // unknown keys fail before any table is created
   toml::table* table = &root;
   std::string_view rest = o.key;
   std::string path;
@@ -49,7 +26,7 @@ void apply_override(toml::table& root, const Override& o) {
     auto [it, inserted] = table->emplace<toml::table>(part);
     table = it->second.as_table();
     if (!table)
-      throw InputError(o.key, fmt::format("'{}' is a value, not a table", path), {std::string(kOverrideFile), 0});
+      throw InputError(o.key, fmt::format("'{}' is a value, not a table", path), kSetLocation);
   }
   toml::table value = parse_override_value(o);
   table->insert_or_assign(std::string(rest), std::move(*value.get("v")));
@@ -77,14 +54,7 @@ Override parse_override(const std::string& text) {
 
 Scenario load_scenario_from_string(const std::string& toml_text, const std::string& file_name,
                                    const std::vector<Override>& overrides) {
-  toml::table root;
-  try {
-    root = toml::parse(toml_text, file_name);
-  } catch (const toml::parse_error& e) {
-    throw InputError("", fmt::format("TOML syntax error: {}", e.description()),
-                     {file_name, static_cast<int>(e.source().begin.line)});
-  }
-  return build(std::move(root), file_name, overrides);
+  return build(parse_scenario_text(toml_text, file_name), file_name, overrides);
 }
 
 Scenario load_scenario(const std::filesystem::path& path, const std::vector<Override>& overrides) {

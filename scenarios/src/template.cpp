@@ -4,38 +4,13 @@
 // swapped in, then runs complete_and_check, the same consistency checks load_scenario runs.
 #include "mhcsim/scenarios/template.h"
 
-#include <algorithm>
 #include <deque>
 
 #include "check.h"
+#include "parse.h"
 #include "schema.h"
 
 namespace mhcsim::scenarios {
-namespace {
-
-const SourceLocation kSetLocation{"--set", 0};
-
-// The node an override's text stands for: TOML ("8", "0.5", "true", "\"fp8\"") or, when that
-// does not parse, the text as a string, as load_scenario reads --set values.
-toml::table override_table(const Override& o) {
-  std::string as_string = "\"";
-  for (char ch : o.value) {
-    if (ch == '"' || ch == '\\') as_string += '\\';
-    as_string += ch;
-  }
-  as_string += '"';
-  std::string last_error;
-  for (const std::string& text : {o.value, as_string}) {
-    try {
-      return toml::parse("v = " + text, std::string_view("--set"));
-    } catch (const toml::parse_error& e) {
-      last_error = std::string(e.description());
-    }
-  }
-  throw InputError(o.key, fmt::format("cannot read value '{}': {}", o.value, last_error), kSetLocation);
-}
-
-}  // namespace
 
 struct ScenarioTemplate::Impl {
   std::string file;
@@ -51,12 +26,7 @@ struct ScenarioTemplate::Impl {
 ScenarioTemplate::ScenarioTemplate(const std::string& toml_text, const std::string& file_name,
                                    const std::vector<Override>& base_overrides)
     : impl_(std::make_unique<Impl>(file_name)) {
-  try {
-    impl_->root = toml::parse(toml_text, file_name);
-  } catch (const toml::parse_error& e) {
-    throw InputError("", fmt::format("TOML syntax error: {}", e.description()),
-                     {file_name, static_cast<int>(e.source().begin.line)});
-  }
+  impl_->root = parse_scenario_text(toml_text, file_name);
   Scenario checked;  // types, ranges, unknown and required keys of the file, once
   apply_fields(checked, impl_->root, scenario_schema(), file_name, "",
                [&](const std::string& key, const SourceLocation& where) { impl_->keys.add(key, where); });
@@ -73,15 +43,9 @@ ScenarioTemplate::ScenarioTemplate(ScenarioTemplate&&) noexcept = default;
 ScenarioTemplate& ScenarioTemplate::operator=(ScenarioTemplate&&) noexcept = default;
 
 int ScenarioTemplate::prepare(const Override& o) {
-  const auto& schema = scenario_schema();
-  const auto it = std::find_if(schema.begin(), schema.end(), [&](const auto& f) { return f.key == o.key; });
-  if (it == schema.end()) {
-    std::vector<std::string> known;
-    for (const auto& f : schema) known.push_back(f.key);
-    throw InputError(o.key, "unknown key" + closest_key(o.key, known), kSetLocation);
-  }
-  impl_->values.push_back(override_table(o));
-  impl_->prepared.emplace_back(static_cast<size_t>(it - schema.begin()), impl_->values.back().get("v"));
+  const size_t field = schema_index(o);
+  impl_->values.push_back(parse_override_value(o));
+  impl_->prepared.emplace_back(field, impl_->values.back().get("v"));
   return static_cast<int>(impl_->prepared.size() - 1);
 }
 

@@ -1,0 +1,43 @@
+#include "parse.h"
+
+#include <fmt/format.h>
+
+#include "schema.h"
+
+namespace mhcsim::scenarios {
+
+toml::table parse_scenario_text(const std::string& toml_text, const std::string& file_name) {
+  try {
+    return toml::parse(toml_text, file_name);
+  } catch (const toml::parse_error& e) {
+    throw InputError("", fmt::format("TOML syntax error: {}", e.description()),
+                     {file_name, static_cast<int>(e.source().begin.line)});
+  }
+}
+
+size_t schema_index(const Override& o) {
+  const auto& schema = scenario_schema();
+  std::vector<std::string> known;
+  for (size_t i = 0; i < schema.size(); ++i) {
+    if (schema[i].key == o.key) return i;
+    known.push_back(schema[i].key);
+  }
+  throw InputError(o.key, "unknown key" + closest_key(o.key, known), kSetLocation);
+}
+
+toml::table parse_override_value(const Override& o) {
+  const std::string_view source = kSetLocation.file;
+  try {
+    return toml::parse("v = " + o.value, source);
+  } catch (const toml::parse_error&) {
+    std::string quoted = "\"";
+    for (char ch : o.value) quoted += (ch == '"' || ch == '\\') ? std::string{'\\', ch} : std::string{ch};
+    try {
+      return toml::parse("v = " + quoted + "\"", source);
+    } catch (const toml::parse_error& e) {
+      throw InputError(o.key, fmt::format("cannot read value '{}': {}", o.value, e.description()), kSetLocation);
+    }
+  }
+}
+
+}  // namespace mhcsim::scenarios
