@@ -5,6 +5,7 @@
 
 #include <ctime>
 #include <fstream>
+#include <map>
 
 #include "mhcsim/atomic_write.h"
 #include "mhcsim/error.h"
@@ -56,6 +57,45 @@ void require_positive(double v, const std::string& key, const std::string& file)
   if (!(v > 0)) throw InputError(key, "must be > 0", {file, 0});
 }
 
+// Both fit kinds are a fixed cost plus a rate (calibration.h); their JSON keys and members,
+// named once per kind for the writer and the reader.
+template <class Fit>
+struct FitFields {
+  const char* seconds_key;
+  double Fit::*seconds;
+  const char* gbps_key;
+  double Fit::*gbps;
+};
+constexpr FitFields<BandwidthFit> kKernelFields{"overhead_seconds", &BandwidthFit::overhead_seconds,
+                                                "bandwidth_gbps", &BandwidthFit::bandwidth_gbps};
+constexpr FitFields<CollectiveFit> kCollectiveFields{"alpha_seconds", &CollectiveFit::alpha_seconds, "bus_gbps",
+                                                     &CollectiveFit::bus_gbps};
+
+template <class Fit>
+json fits_to_json(const std::map<std::string, Fit>& fits, const FitFields<Fit>& k) {
+  json out = json::object();
+  for (const auto& [key, f] : fits) {
+    out[key] = fit_stats(f);
+    out[key][k.seconds_key] = f.*k.seconds;
+    out[key][k.gbps_key] = f.*k.gbps;
+  }
+  return out;
+}
+
+// Reads doc[section] = {key: fit}; the rate must be positive.
+template <class Fit>
+void read_fits(const json& doc, const char* section, const FitFields<Fit>& k, const std::string& file,
+               std::map<std::string, Fit>& fits) {
+  for (const auto& [key, o] : object(doc, section, file).items()) {
+    const std::string where = std::string(section) + "." + key;
+    Fit& f = fits[key];
+    f.*k.seconds = number(o, where, k.seconds_key, file);
+    f.*k.gbps = number(o, where, k.gbps_key, file);
+    require_positive(f.*k.gbps, where + "." + k.gbps_key, file);
+    read_stats(o, where, file, f);
+  }
+}
+
 std::string now_utc() {
   return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
 }
@@ -63,17 +103,6 @@ std::string now_utc() {
 }  // namespace
 
 json profile_to_json(const CalibrationProfile& p) {
-  json kernels = json::object(), collectives = json::object();
-  for (const auto& [key, f] : p.kernels) {
-    kernels[key] = fit_stats(f);
-    kernels[key]["overhead_seconds"] = f.overhead_seconds;
-    kernels[key]["bandwidth_gbps"] = f.bandwidth_gbps;
-  }
-  for (const auto& [key, f] : p.collectives) {
-    collectives[key] = fit_stats(f);
-    collectives[key]["alpha_seconds"] = f.alpha_seconds;
-    collectives[key]["bus_gbps"] = f.bus_gbps;
-  }
   return {{"schema", kSchemaName},
           {"schema_version", p.schema_version},
           {"gpu_name", p.gpu_name},
@@ -81,8 +110,8 @@ json profile_to_json(const CalibrationProfile& p) {
           {"driver_version", p.driver_version},
           {"cuda_version", p.cuda_version},
           {"date", p.date},
-          {"kernels", kernels},
-          {"collectives", collectives},
+          {"kernels", fits_to_json(p.kernels, kKernelFields)},
+          {"collectives", fits_to_json(p.collectives, kCollectiveFields)},
           {"gemm_efficiency", p.gemm_efficiency ? json(*p.gemm_efficiency) : json(nullptr)}};
 }
 
@@ -91,11 +120,7 @@ json calibration_to_json(const Calibration& c) {
   doc["created_utc"] = now_utc();
   doc["created_by"] = std::string("mhcsim calibrate ") + kVersion;
   doc["inputs"] = c.inputs;
-  doc["gemm"] = c.gemm ? json{{"points", c.gemm->points},
-                              {"median_error_pct", c.gemm->median_error_pct},
-                              {"max_error_pct", c.gemm->max_error_pct},
-                              {"source", c.gemm->source}}
-                       : json(nullptr);
+  doc["gemm"] = c.gemm ? fit_stats(*c.gemm) : json(nullptr);
   json residuals = json::array();
   for (const auto& pt : c.points)
     residuals.push_back({{"file", pt.file}, {"benchmark", pt.benchmark}, {"fit", pt.fit_key},
@@ -124,22 +149,8 @@ CalibrationProfile profile_from_json(const json& doc, const std::string& file) {
   p.driver_version = text(doc, "", "driver_version", file);
   p.cuda_version = text(doc, "", "cuda_version", file);
   p.date = text(doc, "", "date", file);
-  for (const auto& [key, o] : object(doc, "kernels", file).items()) {
-    const std::string where = "kernels." + key;
-    BandwidthFit& f = p.kernels[key];
-    f.overhead_seconds = number(o, where, "overhead_seconds", file);
-    f.bandwidth_gbps = number(o, where, "bandwidth_gbps", file);
-    require_positive(f.bandwidth_gbps, where + ".bandwidth_gbps", file);
-    read_stats(o, where, file, f);
-  }
-  for (const auto& [key, o] : object(doc, "collectives", file).items()) {
-    const std::string where = "collectives." + key;
-    CollectiveFit& f = p.collectives[key];
-    f.alpha_seconds = number(o, where, "alpha_seconds", file);
-    f.bus_gbps = number(o, where, "bus_gbps", file);
-    require_positive(f.bus_gbps, where + ".bus_gbps", file);
-    read_stats(o, where, file, f);
-  }
+  read_fits(doc, "kernels", kKernelFields, file, p.kernels);
+  read_fits(doc, "collectives", kCollectiveFields, file, p.collectives);
   if (const auto it = doc.find("gemm_efficiency"); it != doc.end() && !it->is_null()) {
     const double e = number(doc, "", "gemm_efficiency", file);
     if (!(e > 0 && e <= 1)) throw InputError("gemm_efficiency", "must be in (0, 1]", {file, 0});
