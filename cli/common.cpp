@@ -1,6 +1,7 @@
 #include "common.h"
 
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "mhcsim/calib/attach.h"
@@ -58,5 +59,29 @@ Scenario load_scenario(const ScenarioOptions& opts) {
 }
 
 void print_json(const nlohmann::json& doc) { std::cout << doc.dump(2) << "\n"; }
+
+CLI::App* add_scenario_verb(CLI::App& app, const std::string& name, const std::string& help,
+                            ScenarioVerbRun run) {
+  struct Options {
+    ScenarioOptions scn;
+    OutputOptions out;
+  };
+  auto opts = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand(name, help);
+  add_scenario_options(*cmd, opts->scn);
+  add_output_options(*cmd, opts->out);
+  cmd->callback([opts, run = std::move(run)] { run(load_scenario(opts->scn), opts->out.json); });
+  return cmd;
+}
+
+void print_quantities(bool json, const std::string& title, const std::vector<reports::Quantity>& q) {
+  if (json) return print_json(reports::quantities_to_json(q));
+  reports::print_quantities(std::cout, title, q);
+}
+
+void print_table(bool json, const reports::Table& t) {
+  if (json) return print_json(t.to_json());
+  t.print_text(std::cout);
+}
 
 }  // namespace mhcsim::cli

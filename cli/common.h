@@ -3,6 +3,7 @@
 // (--json). Verbs are thin: load the scenario, call the library, print a Table or JSON.
 #include <CLI/CLI.hpp>
 
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mhcsim/reports/table.h"
 #include "mhcsim/scenarios/load.h"
 #include "mhcsim/specs.h"
 
@@ -42,5 +44,17 @@ std::string read_scenario_text(const std::filesystem::path& path);
 
 // Prints JSON (pretty, one document) to stdout.
 void print_json(const nlohmann::json& doc);
+
+// A verb over one scenario: registers -s/--set/--calibration and --json, and when the verb is
+// chosen loads the scenario and calls `run(scenario, json)`. Returns the subcommand so the verb
+// can add its own options (bound to state the `run` closure shares).
+using ScenarioVerbRun = std::function<void(const Scenario& scenario, bool json)>;
+CLI::App* add_scenario_verb(CLI::App& app, const std::string& name, const std::string& help,
+                            ScenarioVerbRun run);
+
+// Quantities as one JSON object (--json) or as a titled, aligned list with units.
+void print_quantities(bool json, const std::string& title, const std::vector<reports::Quantity>& q);
+// A table as JSON (--json) or aligned text.
+void print_table(bool json, const reports::Table& t);
 
 }  // namespace mhcsim::cli

@@ -1,51 +1,81 @@
-// `mhcsim step`: roofline step-time composition of a training scenario (cost::step_estimate).
-#include <memory>
-
+// `mhcsim step`: one step of the scenario's workload. Training: the roofline step composition
+// (cost::step_estimate); serving: the decode or prefill step (cost::serve_estimate).
 #include "common.h"
+#include "mhcsim/cost/serve.h"
 #include "mhcsim/cost/step.h"
-#include "mhcsim/reports/table.h"
 #include "verbs.h"
 
 namespace mhcsim::cli {
 
+namespace {
+std::vector<reports::Quantity> training(const Scenario& s) {
+  const auto e = cost::step_estimate(s);
+  const auto& c = e.chunk;
+  return {{"layers_per_chunk", "layers per pipeline chunk", e.layers_per_chunk, ""},
+          {"chunk_forward_s", "chunk forward F (compute)", c.forward_seconds(), "ms", 1e3},
+          {"chunk_backward_s", "chunk backward B (compute)", c.backward_seconds(), "ms", 1e3},
+          {"chunk_backward_weight_s", "chunk weight gradients W", c.backward_weight_seconds(), "ms", 1e3},
+          {"chunk_recompute_s", "chunk activation recompute (in B)", c.recompute_seconds, "ms", 1e3},
+          {"chunk_a2a_forward_s", "chunk all-to-all, forward", c.a2a_forward_seconds(), "ms", 1e3},
+          {"chunk_exposed_a2a_s", "chunk exposed all-to-all (fwd+bwd)", e.exposed_a2a_seconds, "ms", 1e3},
+          {"chunk_mhc_forward_s", "chunk mHC kernels, forward", c.mhc_forward_seconds, "ms", 1e3},
+          {"chunk_pp_send_s", "chunk stage-boundary send", c.pp_send_seconds, "ms", 1e3},
+          {"busy_s", "compute per rank", e.busy_seconds, "s"},
+          {"bubble_s", "pipeline bubble", e.bubble_seconds, "s"},
+          {"bubble_fraction", "bubble share of the step", e.bubble_fraction() * 100, "%", 1.0, 2},
+          {"dp_sync_s", "exposed DP gradient sync", e.dp_sync_seconds, "s"},
+          {"step_s", "step time", e.step_seconds, "s"},
+          {"tokens_per_step", "tokens per step", e.tokens_per_step, "tokens", 1.0, 0},
+          {"tokens_per_s", "throughput", e.tokens_per_second, "tokens/s", 1.0, 0},
+          {"training_flops_per_token", "training FLOPs per token (non-causal)", e.training_flops_per_token, "GFLOP", 1e-9, 1},
+          {"training_flops_per_token_causal", "training FLOPs per token (causal)", e.training_flops_per_token_causal, "GFLOP", 1e-9, 1},
+          {"mfu", "MFU vs BF16 peak (non-causal)", e.mfu * 100, "%", 1.0, 2},
+          {"mfu_causal", "MFU vs BF16 peak (causal)", e.mfu_causal * 100, "%", 1.0, 2},
+          {"gpu_hours_per_1t_tokens", "GPU-hours per 1T tokens", e.gpu_hours_per_trillion_tokens, "K GPU-h", 1e-3, 1},
+          {"gpu_hours_for_budget", "GPU-hours for the token budget", e.gpu_hours_for_budget, "M GPU-h", 1e-6, 3}};
+}
+
+std::vector<reports::Quantity> serving(const Scenario& s) {
+  const auto e = cost::serve_estimate(s);
+  const bool decode = s.workload.phase == ServePhase::Decode;
+  std::vector<reports::Quantity> q = {
+      {"micro_batches", "micro-batches (one per PP stage)", e.micro_batches, ""},
+      {"micro_batch_seqs", "sequences per micro-batch", e.micro_batch_seqs, "sequences"},
+      {"linear_flops", "linear FLOPs (stage, micro-batch)", e.linear_flops, "TFLOP", 1e-12},
+      {"attention_flops", "attention FLOPs", e.attention_flops, "TFLOP", 1e-12},
+      {"weight_bytes", "weights streamed", e.weight_bytes, "GB", 1e-9, 2},
+      {"kv_bytes", decode ? "KV cache read" : "KV cache written", e.kv_bytes, "GB", 1e-9, 2},
+      {"elementwise_bytes", "norms, permute/combine, mHC", e.elementwise_bytes, "GB", 1e-9, 2},
+      {"linear_s", "linear layers (max of compute, weights)", e.linear_seconds, "ms", 1e3},
+      {"attention_s", "attention (max of compute, KV)", e.attention_seconds, "ms", 1e3},
+      {"elementwise_s", "memory-bound kernels", e.elementwise_seconds, "ms", 1e3},
+      {"a2a_s", "EP all-to-all (dispatch + combine)", e.a2a_seconds, "ms", 1e3},
+      {"exposed_a2a_s", "exposed all-to-all", e.exposed_a2a_seconds, "ms", 1e3},
+      {"pp_send_s", "stage-boundary send", e.pp_send_seconds, "ms", 1e3},
+      {"stage_s", "stage time per micro-batch", e.stage_seconds, "ms", 1e3},
+      {"step_s", "step time (whole batch)", e.step_seconds, "ms", 1e3},
+      {"latency_s", decode ? "time per output token" : "time to first token", e.latency_seconds, "ms", 1e3},
+      {"tokens_per_step", decode ? "output tokens per step (replica)" : "prompt tokens per step (replica)",
+       e.tokens_per_step, "tokens", 1.0, 0},
+      {"tokens_per_s_per_gpu", "throughput per GPU", e.tokens_per_second_per_gpu, "tokens/s", 1.0, 0},
+      {"tokens_per_s_per_node", "throughput per node", e.tokens_per_second_per_node, "tokens/s", 1.0, 0}};
+  if (s.workload.target_tokens_per_second > 0) {
+    q.push_back({"target_tokens_per_s", "serving load (scenario)", s.workload.target_tokens_per_second, "tokens/s", 1.0, 0});
+    q.push_back({"gpus_for_target", "GPUs for the load", e.gpus_for_target, "GPUs"});
+    q.push_back({"nodes_for_target", "nodes for the load", e.nodes_for_target, "nodes"});
+  }
+  return q;
+}
+}  // namespace
+
 void setup_step(CLI::App& app) {
-  struct Options {
-    ScenarioOptions scn;
-    OutputOptions out;
-  };
-  auto opts = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("step", "Estimate one training step: compute, communication, bubble, MFU");
-  add_scenario_options(*cmd, opts->scn);
-  add_output_options(*cmd, opts->out);
-  cmd->callback([opts] {
-    const Scenario s = load_scenario(opts->scn);
-    const auto e = cost::step_estimate(s);
-    const auto& c = e.chunk;
-    const std::vector<reports::Quantity> q = {
-        {"layers_per_chunk", "layers per pipeline chunk", e.layers_per_chunk, ""},
-        {"chunk_forward_s", "chunk forward F (compute)", c.forward_seconds(), "ms", 1e3},
-        {"chunk_backward_s", "chunk backward B (compute)", c.backward_seconds(), "ms", 1e3},
-        {"chunk_backward_weight_s", "chunk weight gradients W", c.backward_weight_seconds(), "ms", 1e3},
-        {"chunk_a2a_forward_s", "chunk all-to-all, forward", c.a2a_forward_seconds(), "ms", 1e3},
-        {"chunk_exposed_a2a_s", "chunk exposed all-to-all (fwd+bwd)", e.exposed_a2a_seconds, "ms", 1e3},
-        {"chunk_mhc_forward_s", "chunk mHC kernels, forward", c.mhc_forward_seconds, "ms", 1e3},
-        {"chunk_pp_send_s", "chunk stage-boundary send", c.pp_send_seconds, "ms", 1e3},
-        {"busy_s", "compute per rank", e.busy_seconds, "s"},
-        {"bubble_s", "pipeline bubble", e.bubble_seconds, "s"},
-        {"bubble_fraction", "bubble share of the step", e.bubble_fraction() * 100, "%", 1.0, 2},
-        {"dp_sync_s", "exposed DP gradient sync", e.dp_sync_seconds, "s"},
-        {"step_s", "step time", e.step_seconds, "s"},
-        {"tokens_per_step", "tokens per step", e.tokens_per_step, "tokens", 1.0, 0},
-        {"tokens_per_s", "throughput", e.tokens_per_second, "tokens/s", 1.0, 0},
-        {"training_flops_per_token", "training FLOPs per token (non-causal)", e.training_flops_per_token, "GFLOP", 1e-9, 1},
-        {"training_flops_per_token_causal", "training FLOPs per token (causal)", e.training_flops_per_token_causal, "GFLOP", 1e-9, 1},
-        {"mfu", "MFU vs BF16 peak (non-causal)", e.mfu * 100, "%", 1.0, 2},
-        {"mfu_causal", "MFU vs BF16 peak (causal)", e.mfu_causal * 100, "%", 1.0, 2},
-        {"gpu_hours_per_1t_tokens", "GPU-hours per 1T tokens", e.gpu_hours_per_trillion_tokens, "K GPU-h", 1e-3, 1},
-        {"gpu_hours_for_budget", "GPU-hours for the token budget", e.gpu_hours_for_budget, "M GPU-h", 1e-6, 3}};
-    if (opts->out.json) return print_json(reports::quantities_to_json(q));
-    reports::print_quantities(std::cout, "step estimate: " + s.name, q);
-  });
+  add_scenario_verb(app, "step", "Estimate one step: training (compute, comm, bubble, MFU) or serving (decode/prefill)",
+                    [](const Scenario& s, bool json) {
+                      if (s.workload.mode == WorkloadMode::Train)
+                        return print_quantities(json, "training step estimate: " + s.name, training(s));
+                      print_quantities(json, std::string(to_string(s.workload.phase)) + " step estimate: " + s.name,
+                                       serving(s));
+                    });
 }
 
 }  // namespace mhcsim::cli

@@ -9,6 +9,7 @@
 #include "mhcsim/cost/mhc_traffic.h"
 #include "mhcsim/cost/rates.h"
 #include "check.h"
+#include "layer_bytes.h"
 
 namespace mhcsim::cost {
 
@@ -31,31 +32,6 @@ Micro micro_batch(const WorkloadSpec& w) {
   return {d(w.batch_seqs), d(w.context_len)};
 }
 
-// Memory-bound bytes per token over the whole model, forward, besides mHC: the two RMSNorms
-// of each layer read and write the hidden.
-double norm_bytes_per_token(const Scenario& s) {
-  return 2.0 * 2.0 * d(s.model.hidden) * bytes_per_element(s.precision.activations) * d(s.model.layers);
-}
-
-// ... and, in MoE layers, the permute and combine of the dispatched tokens.
-double elementwise_bytes_per_token(const Scenario& s) {
-  const auto& m = s.model;
-  const DType act = s.precision.activations;
-  double bytes = norm_bytes_per_token(s);
-  if (m.is_moe())
-    bytes += d(m.moe_layers()) * (moe_permute_bytes(1, m.top_k, m.hidden, act).total() +
-                                  moe_combine_bytes(1, m.top_k, m.hidden, act).total());
-  return bytes;
-}
-
-// SwiGLU's elementwise product per token over the whole model: reads gate and up, writes the
-// product, for the dense FFNs and every active (routed + shared) expert.
-double swiglu_bytes_per_token(const Scenario& s) {
-  const auto& m = s.model;
-  const double dense = d(m.is_moe() ? m.dense_layers : m.layers) * d(m.ffn_hidden);
-  const double experts = d(m.moe_layers()) * d(m.top_k + m.shared_experts) * d(m.expert_ffn_hidden);
-  return 3.0 * (dense + experts) * bytes_per_element(s.precision.activations);
-}
 }  // namespace
 
 ChunkCost chunk_cost(const Scenario& s, int64_t layers_per_chunk) {

@@ -60,6 +60,10 @@ double kv_bytes_per_sequence(const ModelSpec& m, DType dtype, int64_t context, i
   return d(tokens) * kv_bytes_per_token(m, dtype);
 }
 
+double kv_bytes_per_token_per_gpu(const Scenario& s) {
+  return kv_bytes_per_token(s.model, s.precision.kv_cache) / kv_shards(s);
+}
+
 KvFit kv_fit(const Scenario& s, int64_t context) {
   KvFit f;
   f.hbm_bytes = s.hardware.gpu.hbm_bytes;

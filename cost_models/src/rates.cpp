@@ -38,6 +38,12 @@ double gemm_flops_per_second(const Scenario& s, DType dtype) {
   return tflops_to_flops_per_second(peak) * eff;
 }
 
+double decode_attention_flops_per_second(const Scenario& s) {
+  const auto& g = s.hardware.gpu;
+  check(g.bf16_tflops > 0, "hardware.gpu.bf16_tflops", "must be > 0");
+  return tflops_to_flops_per_second(g.bf16_tflops) * kDefaultDecodeAttentionEfficiency;
+}
+
 double compute_sm_fraction(const Scenario& s) {
   const int sms = s.hardware.gpu.sm_count;
   const bool cross_node_ep = s.model.is_moe() && s.parallel.ep > s.hardware.gpus_per_node;

@@ -141,9 +141,12 @@ struct WorkloadSpec {
   // serving
   ServePhase phase = ServePhase::Decode;
   int64_t context_len = 4096;        // KV length per sequence
-  int64_t batch_seqs = 1;            // concurrent sequences per GPU (decode) or per step
+  // Concurrent sequences per model replica (tp x pp GPUs; one GPU with attention-DP EP):
+  // decoded together (decode) or prompts processed per step (prefill).
+  int64_t batch_seqs = 1;
   int64_t kv_block_tokens = 64;      // paged KV cache block size
-  double target_tokens_per_second = 0;  // serving load for GPU sizing; 0 = none
+  double target_tokens_per_second = 0;  // whole service's output (decode) or prompt (prefill)
+                                        // tokens/s, for GPU sizing; 0 = none
 };
 
 struct Scenario {

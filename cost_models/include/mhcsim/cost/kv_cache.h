@@ -16,6 +16,9 @@ double kv_elems_per_token_per_layer(const ModelSpec& m);
 // (512 + 16 + 128 = 656 B for DeepSeek-V3).
 double kv_bytes_per_token_per_layer(const ModelSpec& m, DType dtype);
 double kv_bytes_per_token(const ModelSpec& m, DType dtype);  // x layers
+// One GPU's share of a token's cache in the scenario's kv_cache dtype: the stage's layers
+// (/ PP) and, over TP, its KV heads (MLA's single latent head is replicated).
+double kv_bytes_per_token_per_gpu(const Scenario& s);
 
 // One sequence of `context` tokens, rounded up to whole `block_tokens` pages (0 = unpaged).
 double kv_bytes_per_sequence(const ModelSpec& m, DType dtype, int64_t context,

@@ -14,6 +14,9 @@ namespace mhcsim::cost {
 // training scenario (with its selective recompute) lands on the measured 19.926 s/step (Liu
 // et al., ISCA 2025, Table 4).
 inline constexpr double kDefaultGemmEfficiency = 0.324;
+// Weight-absorbed MLA decode attention: FlashMLA's 660 of 989 BF16 TFLOP/s on H800
+// (DESIGN.md, FlashMLA benchmark), compute-bound once h_q s_q >= 128.
+inline constexpr double kDefaultDecodeAttentionEfficiency = 660.0 / 989.0;
 // Memory-bound kernels reach ~80% of HBM peak (FlashMLA dense decode 3000 of 3350 GB/s on
 // H800 is 90%; elementwise kernels with small rows reach less).
 inline constexpr double kDefaultHbmEfficiency = 0.8;
@@ -36,6 +39,8 @@ struct LinkRate {
 // Dense tensor FLOP/s for `dtype` inputs times the GEMM efficiency. Throws SpecError when the
 // GPU has no peak for that dtype (FP8 on A100).
 double gemm_flops_per_second(const Scenario& s, DType dtype);
+// BF16 FLOP/s of decode attention at kDefaultDecodeAttentionEfficiency.
+double decode_attention_flops_per_second(const Scenario& s);
 // Fraction of SMs left for compute: (SMs - kCommunicationSms) / SMs when the step has
 // cross-node EP traffic that DeepEP-style kernels overlap, 1 otherwise.
 double compute_sm_fraction(const Scenario& s);
