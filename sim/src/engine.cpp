@@ -1,96 +1,138 @@
 #include "mhcsim/sim/engine.h"
 
-#include <limits>
-#include <queue>
+#include <algorithm>
+#include <bit>
+#include <cmath>
 #include <stdexcept>
 #include <string>
+
+#include "event_heap.h"
 
 namespace mhcsim::sim {
 namespace {
 
 enum class EventKind : uint64_t { OpFinished = 0 };
 
-// 16 bytes: the time, then (kind, seq, op) packed so that one integer compare orders by kind,
-// then seq. Every op is pushed exactly once, so seq < op count < 2^31 and both fit 31 bits.
-struct Event {
-  double time_seconds;
-  uint64_t order;  // kind << 62 | seq << 31 | op
+// (kind, seq, op) in one word: kind << 62 | seq << 31 | op. Every op is pushed exactly once,
+// so seq < op count < 2^31 and both fit 31 bits.
+uint64_t event_order(EventKind kind, uint64_t seq, int32_t op) {
+  return (static_cast<uint64_t>(kind) << 62) | (seq << 31) | static_cast<uint64_t>(op);
+}
+int32_t op_of(const detail::Event& e) { return static_cast<int32_t>(e.order & 0x7fffffffu); }
 
-  int32_t op() const { return static_cast<int32_t>(order & 0x7fffffffu); }
-};
+// What the event loop reads per op, in one 32-byte record (two per cache line), so that
+// checking, starting and finishing an op each cost one line instead of one per array. The
+// first two successors are kept in the record (three in four ops have at most two); the rest
+// follow in `more_succ_`, ended by kNoOp.
+constexpr int32_t kNoOp = -1;
+constexpr size_t kInlineSuccessors = 2;
 
-struct Later {
-  bool operator()(const Event& a, const Event& b) const {
-    if (a.time_seconds != b.time_seconds) return a.time_seconds > b.time_seconds;
-    return a.order > b.order;
-  }
-};
-
-// What the event loop reads per op, packed in one cache-line-friendly record.
-struct HotOp {
+struct OpState {
   double duration_seconds;
+  int32_t pending;         // predecessors not yet finished
   int32_t stream;
-  int32_t succ_begin;
+  int32_t next_in_stream;  // the op its stream runs after it, kNoOp for the last
+  int32_t succ[kInlineSuccessors];  // kNoOp where absent
+  int32_t more_succ;       // index into more_succ_ of the further successors, or kNoOp
 };
+static_assert(sizeof(OpState) == 32);
+
+struct StreamState {
+  int32_t head;  // the next op to run, kNoOp once the stream is done
+  int32_t busy;
+};
+
+void check_graph(const OpGraph& g) {
+  if (g.stream.size() >= (size_t{1} << 31))
+    throw std::length_error("op graph too large for the event encoding (>= 2^31 ops)");
+  for (size_t s = 0; s + 1 < g.stream_begin.size(); ++s) {
+    const auto b = static_cast<size_t>(g.stream_begin[s]), e = static_cast<size_t>(g.stream_begin[s + 1]);
+    for (size_t i = b + 1; i < e; ++i)
+      if (g.stream_ops[i] <= g.stream_ops[i - 1])
+        throw std::logic_error("op graph: stream " + std::to_string(s) +
+                               " does not run its ops in increasing id");
+  }
+  for (size_t i = 0; i < g.duration_seconds.size(); ++i) {
+    const double d = g.duration_seconds[i];
+    if (!(d >= 0.0 && std::isfinite(d)))
+      throw std::invalid_argument("op " + std::to_string(i) + " has duration " + std::to_string(d) +
+                                  " s (expected finite and >= 0)");
+  }
+}
 
 class Engine {
  public:
-  explicit Engine(const OpGraph& g)
-      : g_(g),
-        pending_(g.pred_count),
-        head_(g.stream_begin.begin(), g.stream_begin.end() - 1),
-        busy_(static_cast<size_t>(g.streams), 0) {
-    // busy_ is int32_t, not uint8_t: stores through a char type may alias anything and would
-    // make the compiler reload every vector's data pointer after each one.
-    if (g.stream.size() >= (size_t{1} << 31))
-      throw std::length_error("op graph too large for the event encoding (>= 2^31 ops)");
-    hot_.resize(g.stream.size() + 1);
-    for (size_t i = 0; i < g.stream.size(); ++i)
-      hot_[i] = {g.duration_seconds[i], g.stream[i], g.succ_begin[i]};
-    hot_.back() = {0.0, -1, g.succ_begin.back()};
-    t_.start_seconds.assign(g.stream.size(), 0.0);
-    t_.end_seconds.assign(g.stream.size(), 0.0);
-    std::vector<Event> storage;
-    storage.reserve(static_cast<size_t>(g.streams));
-    instant_.reserve(static_cast<size_t>(g.streams));
-    queue_ = std::priority_queue<Event, std::vector<Event>, Later>(Later{}, std::move(storage));
+  // One pass in id order: since a stream runs its ops in increasing id, an op is linked to the
+  // next one of its stream when that one comes by.
+  explicit Engine(const OpGraph& g) : streams_(static_cast<size_t>(g.streams), {kNoOp, 0}) {
+    check_graph(g);
+    const size_t n = g.stream.size();
+    std::vector<int32_t> last(streams_.size(), kNoOp);
+    ops_.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      const auto s = static_cast<size_t>(g.stream[i]);
+      auto& link = last[s] == kNoOp ? streams_[s].head : ops_[static_cast<size_t>(last[s])].next_in_stream;
+      link = last[s] = static_cast<int32_t>(i);
+      ops_.push_back(record(g, i));
+    }
+    t_.start_seconds.resize(n);
+    // A stream has at most one op in flight, so neither queue ever outgrows the stream count.
+    queue_.reserve(streams_.size());
+    instant_.reserve(streams_.size());
   }
 
   Timeline run() {
-    for (int32_t s = 0; s < g_.streams; ++s) try_start(s, 0.0);
+    for (size_t s = 0; s < streams_.size(); ++s) try_start(static_cast<int32_t>(s), 0.0);
     drain_instant(0.0);
     while (!queue_.empty()) {
-      const Event ev = queue_.top();
+      const detail::Event ev = queue_.top();
       queue_.pop();
-      finish(ev.op(), ev.time_seconds);
-      drain_instant(ev.time_seconds);
+      const double now = ev.time_seconds();
+      finish(op_of(ev), now);
+      drain_instant(now);
     }
-    t_.events = static_cast<int64_t>(seq_);
-    if (t_.events != g_.op_count())
-      throw std::logic_error("simulation deadlocked: " + std::to_string(g_.op_count() - t_.events) +
+    if (seq_ != ops_.size())
+      throw std::logic_error("simulation deadlocked: " + std::to_string(ops_.size() - seq_) +
                              " ops never ran (schedule order contradicts dependencies)");
-    return std::move(t_);
+    return timeline();
   }
 
  private:
+  OpState record(const OpGraph& g, size_t i) {
+    OpState o{g.duration_seconds[i], g.pred_count[i], g.stream[i], kNoOp, {kNoOp, kNoOp}, kNoOp};
+    const auto b = static_cast<size_t>(g.succ_begin[i]), e = static_cast<size_t>(g.succ_begin[i + 1]);
+    for (size_t k = b; k < e && k - b < kInlineSuccessors; ++k) o.succ[k - b] = g.succ[k];
+    if (e - b > kInlineSuccessors) {
+      o.more_succ = static_cast<int32_t>(more_succ_.size());
+      more_succ_.insert(more_succ_.end(), g.succ.begin() + static_cast<std::ptrdiff_t>(b + kInlineSuccessors),
+                        g.succ.begin() + static_cast<std::ptrdiff_t>(e));
+      more_succ_.push_back(kNoOp);
+    }
+    return o;
+  }
+
   void try_start(int32_t s, double now) {
-    const auto si = static_cast<size_t>(s);
-    if (busy_[si] || head_[si] == g_.stream_begin[si + 1]) return;
-    const int32_t op = g_.stream_ops[static_cast<size_t>(head_[si])];
-    const auto oi = static_cast<size_t>(op);
-    if (pending_[oi] != 0) return;
-    busy_[si] = 1;
-    t_.start_seconds[oi] = now;
-    const double duration = hot_[oi].duration_seconds;
-    const uint64_t order = (static_cast<uint64_t>(EventKind::OpFinished) << 62) | (seq_++ << 31) |
-                           static_cast<uint64_t>(op);
+    StreamState& st = streams_[static_cast<size_t>(s)];
+    if (st.busy || st.head == kNoOp) return;
+    const int32_t op = st.head;
+    const OpState& o = ops_[static_cast<size_t>(op)];
+    if (o.pending != 0) return;
+    st.busy = 1;
+    t_.start_seconds[static_cast<size_t>(op)] = now;
+    const uint64_t order = event_order(EventKind::OpFinished, seq_++, op);
     // A zero-length op (a commit marker, a free transfer) would pop at `now` before anything
     // later; finishing it without the heap gives the same timestamps, since streams run in a
     // fixed order and an op starts the moment it is both ready and at its stream's head.
-    if (duration == 0.0)
+    if (o.duration_seconds == 0.0)
       instant_.push_back(op);
     else
-      queue_.push({now + duration, order});
+      queue_.push({std::bit_cast<uint64_t>(now + o.duration_seconds), order});
+    // While the op runs, fetch the records its finish will touch (a large graph does not fit
+    // in the cache, and these loads would otherwise stall the loop one after another).
+    if (o.next_in_stream != kNoOp) __builtin_prefetch(&ops_[static_cast<size_t>(o.next_in_stream)]);
+    for (int32_t next : o.succ)
+      if (next != kNoOp) __builtin_prefetch(&ops_[static_cast<size_t>(next)], 1);
+    if (o.more_succ != kNoOp) __builtin_prefetch(&more_succ_[static_cast<size_t>(o.more_succ)]);
   }
 
   void drain_instant(double now) {
@@ -102,26 +144,39 @@ class Engine {
   }
 
   void finish(int32_t op, double now) {
-    const auto oi = static_cast<size_t>(op);
-    t_.end_seconds[oi] = now;
-    if (now > t_.makespan_seconds) t_.makespan_seconds = now;
-    const HotOp& h = hot_[oi];
-    busy_[static_cast<size_t>(h.stream)] = 0;
-    ++head_[static_cast<size_t>(h.stream)];
-    try_start(h.stream, now);
-    const int32_t end = hot_[oi + 1].succ_begin;
-    for (int32_t k = h.succ_begin; k < end; ++k) {
-      const auto next = static_cast<size_t>(g_.succ[static_cast<size_t>(k)]);
-      if (--pending_[next] == 0) try_start(hot_[next].stream, now);
-    }
+    const OpState& o = ops_[static_cast<size_t>(op)];
+    StreamState& st = streams_[static_cast<size_t>(o.stream)];
+    st.busy = 0;
+    st.head = o.next_in_stream;
+    try_start(o.stream, now);
+    for (int32_t next : o.succ)
+      if (next != kNoOp) release(next, now);
+    if (o.more_succ == kNoOp) return;
+    for (auto k = static_cast<size_t>(o.more_succ); more_succ_[k] != kNoOp; ++k)
+      release(more_succ_[k], now);
   }
 
-  const OpGraph& g_;
-  std::vector<HotOp> hot_;
-  std::vector<int32_t> pending_;
-  std::vector<int32_t> head_;
-  std::vector<int32_t> busy_;
-  std::priority_queue<Event, std::vector<Event>, Later> queue_;
+  void release(int32_t op, double now) {
+    OpState& o = ops_[static_cast<size_t>(op)];
+    if (--o.pending == 0) try_start(o.stream, now);
+  }
+
+  // An op ends at start + duration: the time its event was pushed for (zero-length ops end
+  // where they start), so the end times need not be stored during the run.
+  Timeline timeline() {
+    t_.end_seconds.resize(ops_.size());
+    for (size_t i = 0; i < ops_.size(); ++i) {
+      t_.end_seconds[i] = t_.start_seconds[i] + ops_[i].duration_seconds;
+      t_.makespan_seconds = std::max(t_.makespan_seconds, t_.end_seconds[i]);
+    }
+    t_.events = static_cast<int64_t>(seq_);
+    return std::move(t_);
+  }
+
+  std::vector<OpState> ops_;
+  std::vector<int32_t> more_succ_;
+  std::vector<StreamState> streams_;
+  detail::EventHeap queue_;
   std::vector<int32_t> instant_;  // zero-length ops started at the current time
   uint64_t seq_ = 0;
   Timeline t_;

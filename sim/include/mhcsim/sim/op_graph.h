@@ -59,7 +59,8 @@ struct OpGraph {
   std::vector<int32_t> pred_count;
   std::vector<int32_t> succ_begin;  // CSR: successors of op i are succ[succ_begin[i] ..)
   std::vector<int32_t> succ;
-  // Per stream, the order in which it runs its ops.
+  // Per stream, the order in which it runs its ops: the order they were created in, so each
+  // stream's list is increasing in op id (the engine relies on that and checks it).
   std::vector<int32_t> stream_begin;
   std::vector<int32_t> stream_ops;
 
