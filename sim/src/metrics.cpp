@@ -1,7 +1,6 @@
 #include "mhcsim/sim/metrics.h"
 
 #include <algorithm>
-#include <tuple>
 #include <utility>
 
 namespace mhcsim::sim {
@@ -9,11 +8,22 @@ namespace {
 
 using Interval = std::pair<double, double>;
 
-// Sorts and merges into disjoint intervals.
-std::vector<Interval> merged(std::vector<Interval> v) {
-  std::sort(v.begin(), v.end());
+// Appends stream st's busy intervals to `out`, keeping it sorted: a stream runs its ops one
+// at a time and in order, so its own intervals come sorted and only need merging in.
+void merge_stream(const OpGraph& g, const Timeline& t, int32_t st, std::vector<Interval>& out) {
+  const auto mid = static_cast<std::ptrdiff_t>(out.size());
+  for (int32_t i = g.stream_begin[static_cast<size_t>(st)]; i < g.stream_begin[static_cast<size_t>(st) + 1]; ++i) {
+    const auto op = static_cast<size_t>(g.stream_ops[static_cast<size_t>(i)]);
+    out.emplace_back(t.start_seconds[op], t.end_seconds[op]);
+  }
+  std::inplace_merge(out.begin(), out.begin() + mid, out.end());
+}
+
+// Sorted intervals -> disjoint ones.
+std::vector<Interval> coalesced(const std::vector<Interval>& sorted) {
   std::vector<Interval> out;
-  for (const auto& iv : v) {
+  out.reserve(sorted.size());
+  for (const auto& iv : sorted) {
     if (iv.second <= iv.first) continue;
     if (!out.empty() && iv.first <= out.back().second)
       out.back().second = std::max(out.back().second, iv.second);
@@ -42,26 +52,35 @@ double overlap(const std::vector<Interval>& x, const std::vector<Interval>& y) {
 }
 
 // Peak of (+1 at a forward's first start, -1 at its backward's last end) per rank; a release
-// at the same instant as an allocation counts first.
+// at the same instant as an allocation counts first. The marks are grouped by rank with a
+// counting sort, so only each rank's own marks are sorted.
 std::vector<int64_t> peak_activations(const OpGraph& g, const Timeline& t) {
   const Layout& l = g.layout;
-  std::vector<std::tuple<int32_t, double, int32_t>> marks;
-  marks.reserve(g.forward_first_op.size() * 2);
-  for (int32_t mb = 0; mb < l.micro_batches; ++mb) {
-    for (int32_t hop = 0; hop < l.hops; ++hop) {
-      const size_t u = static_cast<size_t>(mb) * static_cast<size_t>(l.hops) + static_cast<size_t>(hop);
-      const int32_t r = l.rank_of(mb, hop);
-      marks.emplace_back(r, t.start_seconds[static_cast<size_t>(g.forward_first_op[u])], +1);
-      marks.emplace_back(r, t.end_seconds[static_cast<size_t>(g.backward_last_op[u])], -1);
-    }
+  const auto ranks = static_cast<size_t>(l.ranks);
+  auto unit_rank = [&](size_t u) {
+    const auto hops = static_cast<size_t>(l.hops);
+    return static_cast<size_t>(l.rank_of(static_cast<int32_t>(u / hops), static_cast<int32_t>(u % hops)));
+  };
+  std::vector<size_t> begin(ranks + 1, 0);
+  for (size_t u = 0; u < g.forward_first_op.size(); ++u) begin[unit_rank(u) + 1] += 2;
+  for (size_t r = 0; r < ranks; ++r) begin[r + 1] += begin[r];
+  std::vector<std::pair<double, int32_t>> marks(begin[ranks]);
+  std::vector<size_t> fill(begin.begin(), begin.end() - 1);
+  for (size_t u = 0; u < g.forward_first_op.size(); ++u) {
+    size_t& at = fill[unit_rank(u)];
+    marks[at++] = {t.start_seconds[static_cast<size_t>(g.forward_first_op[u])], +1};
+    marks[at++] = {t.end_seconds[static_cast<size_t>(g.backward_last_op[u])], -1};
   }
-  std::sort(marks.begin(), marks.end());
-  std::vector<int64_t> peak(static_cast<size_t>(l.ranks), 0);
-  int64_t live = 0;
-  for (const auto& [r, time, delta] : marks) {
-    live += delta;
-    auto& p = peak[static_cast<size_t>(r)];
-    p = std::max(p, live);
+  std::vector<int64_t> peak(ranks, 0);
+  for (size_t r = 0; r < ranks; ++r) {
+    const auto first = marks.begin() + static_cast<std::ptrdiff_t>(begin[r]);
+    const auto last = marks.begin() + static_cast<std::ptrdiff_t>(begin[r + 1]);
+    std::sort(first, last);
+    int64_t live = 0;
+    for (auto m = first; m != last; ++m) {
+      live += m->second;
+      peak[r] = std::max(peak[r], live);
+    }
   }
   return peak;
 }
@@ -80,14 +99,10 @@ StepStats summarize(const OpGraph& g, const Timeline& t) {
     comm.clear();
     for (int32_t k = 0; k < kStreamsPerRank; ++k) {
       const int32_t st = r * kStreamsPerRank + k;
-      auto& into = is_compute(g.kind_of_stream(st)) ? compute : comm;
-      for (int32_t i = g.stream_begin[static_cast<size_t>(st)]; i < g.stream_begin[static_cast<size_t>(st) + 1]; ++i) {
-        const auto op = static_cast<size_t>(g.stream_ops[static_cast<size_t>(i)]);
-        into.emplace_back(t.start_seconds[op], t.end_seconds[op]);
-      }
+      merge_stream(g, t, st, is_compute(g.kind_of_stream(st)) ? compute : comm);
     }
-    const auto cu = merged(compute);
-    const auto cm = merged(comm);
+    const auto cu = coalesced(compute);
+    const auto cm = coalesced(comm);
     RankStats rs;
     rs.rank = r;
     rs.compute_busy_seconds = length(cu);
