@@ -5,6 +5,7 @@
 #include "mhcsim/cost/kernel_bytes.h"
 #include "mhcsim/cost/kernel_bytes_extra.h"
 #include "mhcsim/kernels/device_buffer.h"
+#include "mhcsim/kernels/kernel_buffers.h"
 #include "mhcsim/kernels/mhc.h"
 
 namespace mhcsim::kernels::bench {
@@ -12,66 +13,22 @@ namespace {
 
 constexpr int kBf16Pattern = 0x3c;  // memset byte: bf16 0x3c3c = 0.0115, fp32 0x3c3c3c3c = 0.0115
 
-struct MhcBuffers {
-  int64_t n, channels, tokens;
-  DeviceBuffer<bf16_bits> x, f, out, scratch_a, scratch_b, u;
-  DeviceBuffer<float> phi, bias, h_pre, h_post, logits, h_res, grad;
-  MhcBuffers(int64_t n_, int64_t c_, int64_t t_)
-      : n(n_), channels(c_), tokens(t_), x(size_t(t_ * n_ * c_)), f(size_t(t_ * c_)), out(x.size()),
-        scratch_a(x.size()), scratch_b(x.size()), u(f.size()), phi(size_t(n_ * c_ * (n_ * n_ + 2 * n_))),
-        bias(size_t(n_ * n_ + 2 * n_)), h_pre(size_t(t_ * n_)), h_post(h_pre.size()), logits(size_t(t_ * n_ * n_)),
-        h_res(logits.size()), grad(logits.size()) {
-    for (auto* b : {&x, &f}) b->fill_bytes(kBf16Pattern);
-    for (auto* b : {&phi, &bias, &h_pre, &h_post, &logits, &h_res, &grad}) b->fill_bytes(kBf16Pattern);
-  }
-  MhcPostResParams post_res() const {
-    MhcPostResParams p;
-    p.x = x.get();
-    p.f = f.get();
-    p.h_post = h_post.get();
-    p.h_res = h_res.get();
-    p.x_next = out.get();
-    p.scratch_post = scratch_a.get();
-    p.scratch_res = scratch_b.get();
-    p.tokens = tokens;
-    p.n = n;
-    p.channels = channels;
-    return p;
-  }
-  SinkhornParams sinkhorn() const {
-    SinkhornParams p;
-    p.logits = logits.get();
-    p.h_res = h_res.get();
-    p.grad_h_res = grad.get();
-    p.grad_logits = h_res.get();  // backward benchmark only: overwriting h_res is harmless
-    p.tokens = tokens;
-    p.n = n;
-    return p;
-  }
-  MhcCoeffParams coeff() const {
-    MhcCoeffParams p;
-    p.x = x.get();
-    p.phi = phi.get();
-    p.bias = bias.get();
-    p.h_pre = h_pre.get();
-    p.h_post = h_post.get();
-    p.res_logits = logits.get();
-    p.tokens = tokens;
-    p.n = n;
-    p.channels = channels;
-    p.x_token_stride = n * channels;
-    return p;
-  }
-};
-
 struct Shape {
   int64_t n, channels, tokens;
 };
 Shape shape(const benchmark::State& s) { return {s.range(0), s.range(1), s.range(2)}; }
 
+// A layer's device arrays, inputs filled with the byte pattern (values do not change the time).
+struct Layer : MhcLayer<DeviceBuffer> {
+  explicit Layer(const Shape& s) : MhcLayer(s.tokens, s.n, s.channels) {
+    for (auto* b : {&x, &f}) b->fill_bytes(kBf16Pattern);
+    for (auto* b : {&phi, &bias, &h_pre, &h_post, &res_logits, &h_res, &grad_h_res}) b->fill_bytes(kBf16Pattern);
+  }
+};
+
 void BM_mhc_coeff(benchmark::State& state) {
   const Shape sh = shape(state);
-  MhcBuffers b(sh.n, sh.channels, sh.tokens);
+  Layer b(sh);
   const auto p = b.coeff();
   run_timed(state, [&] { mhc_coeff(p); }, cost::mhc_coeff_bytes(sh.n, sh.channels, sh.tokens, DType::BF16).total(),
             cost::mhc_coeff_flops(sh.n, sh.channels, sh.tokens));
@@ -80,7 +37,7 @@ void BM_mhc_coeff(benchmark::State& state) {
 // The Sinkhorn-including coefficient path: coefficients, then H_res = SK(exp(logits)).
 void BM_mhc_coeff_sinkhorn(benchmark::State& state) {
   const Shape sh = shape(state);
-  MhcBuffers b(sh.n, sh.channels, sh.tokens);
+  Layer b(sh);
   const auto pc = b.coeff();
   const auto ps = b.sinkhorn();
   const double bytes = cost::mhc_coeff_bytes(sh.n, sh.channels, sh.tokens, DType::BF16).total() +
@@ -91,48 +48,36 @@ void BM_mhc_coeff_sinkhorn(benchmark::State& state) {
 
 void BM_mhc_sinkhorn_fwd(benchmark::State& state) {
   const int64_t n = state.range(0), tokens = state.range(1);
-  MhcBuffers b(n, 8, tokens);
+  Layer b({n, 8, tokens});
   const auto p = b.sinkhorn();
   run_timed(state, [&] { sinkhorn_forward(p); }, cost::mhc_sinkhorn_forward_bytes(n, tokens).total(), 0);
 }
 
 void BM_mhc_sinkhorn_bwd(benchmark::State& state) {
   const int64_t n = state.range(0), tokens = state.range(1);
-  MhcBuffers b(n, 8, tokens);
+  Layer b({n, 8, tokens});
   const auto p = b.sinkhorn();
   run_timed(state, [&] { sinkhorn_backward(p); }, cost::mhc_sinkhorn_backward_bytes(n, tokens).total(), 0);
 }
 
 void BM_mhc_pre(benchmark::State& state) {
   const Shape sh = shape(state);
-  MhcBuffers b(sh.n, sh.channels, sh.tokens);
-  MhcPreParams p;
-  p.x = b.x.get();
-  p.h_pre = b.h_pre.get();
-  p.out = b.u.get();
-  p.tokens = sh.tokens;
-  p.n = sh.n;
-  p.channels = sh.channels;
-  p.x_token_stride = sh.n * sh.channels;
-  p.out_token_stride = sh.channels;
+  Layer b(sh);
+  const auto p = b.pre();
   run_timed(state, [&] { mhc_apply_pre(p); }, cost::mhc_pre_bytes(sh.n, sh.channels, sh.tokens, DType::BF16).total(), 0);
 }
 
-void BM_mhc_post_res_fused(benchmark::State& state) {
+// Fused and unfused F_post,res over the same layer, each priced with its own bytes (Table 2).
+void time_post_res(benchmark::State& state, bool unfused) {
   const Shape sh = shape(state);
-  MhcBuffers b(sh.n, sh.channels, sh.tokens);
+  Layer b(sh);
   const auto p = b.post_res();
-  run_timed(state, [&] { mhc_post_res_fused(p); },
-            cost::mhc_post_res_fused_bytes(sh.n, sh.channels, sh.tokens, DType::BF16).total(), 0);
+  const auto bytes = unfused ? cost::mhc_post_res_unfused_bytes(sh.n, sh.channels, sh.tokens, DType::BF16)
+                             : cost::mhc_post_res_fused_bytes(sh.n, sh.channels, sh.tokens, DType::BF16);
+  run_timed(state, [&] { unfused ? mhc_post_res_unfused(p) : mhc_post_res_fused(p); }, bytes.total(), 0);
 }
-
-void BM_mhc_post_res_unfused(benchmark::State& state) {
-  const Shape sh = shape(state);
-  MhcBuffers b(sh.n, sh.channels, sh.tokens);
-  const auto p = b.post_res();
-  run_timed(state, [&] { mhc_post_res_unfused(p); },
-            cost::mhc_post_res_unfused_bytes(sh.n, sh.channels, sh.tokens, DType::BF16).total(), 0);
-}
+void BM_mhc_post_res_fused(benchmark::State& state) { time_post_res(state, false); }
+void BM_mhc_post_res_unfused(benchmark::State& state) { time_post_res(state, true); }
 
 void shapes(benchmark::internal::Benchmark* b) {
   b->ArgNames({"n", "C", "tokens"})->UseManualTime()->Unit(benchmark::kMicrosecond);

@@ -7,6 +7,7 @@
 #include "bench_util.h"
 #include "mhcsim/cost/kernel_bytes.h"
 #include "mhcsim/kernels/device_buffer.h"
+#include "mhcsim/kernels/kernel_buffers.h"
 #include "mhcsim/kernels/mla_decode.h"
 
 namespace mhcsim::kernels::bench {
@@ -14,32 +15,22 @@ namespace {
 
 void BM_mla_decode(benchmark::State& state) {
   const int64_t batch = state.range(0), heads = state.range(1), len = state.range(2);
-  const int64_t blocks_per_seq = (len + kMlaBlockTokens - 1) / kMlaBlockTokens;
-  std::vector<int32_t> table(size_t(batch * blocks_per_seq));
-  const std::vector<int32_t> lens(static_cast<size_t>(batch), int32_t(len));
+  MlaDecodeParams config;
+  config.batch = batch;
+  config.heads = heads;
+  config.max_blocks_per_seq = (len + kMlaBlockTokens - 1) / kMlaBlockTokens;
+  config.num_blocks = batch * config.max_blocks_per_seq;
+  config.max_seq_len = len;
+  config.softmax_scale = 0.0721688f;  // 1/sqrt(192)
+  config.tokens_per_split = 1024;
+  MlaDecode<DeviceBuffer> b(config);
+  std::vector<int32_t> table(b.block_table.size());
   for (size_t i = 0; i < table.size(); ++i) table[i] = int32_t(i);  // pages in order
-  DeviceBuffer<bf16_bits> q(size_t(batch * heads * kMlaHeadDim)), cache(table.size() * size_t(kMlaBlockTokens * kMlaHeadDim)),
-      out(size_t(batch * heads * kMlaLatentDim));
-  q.fill_bytes(0x3c);
-  cache.fill_bytes(0x3c);
-  DeviceBuffer<int32_t> d_table(table), d_lens(lens);
-  DeviceBuffer<float> lse(size_t(batch * heads));
-  MlaDecodeParams p;
-  p.q = q.get();
-  p.kv_cache = cache.get();
-  p.block_table = d_table.get();
-  p.seq_lens = d_lens.get();
-  p.out = out.get();
-  p.lse = lse.get();
-  p.batch = batch;
-  p.heads = heads;
-  p.num_blocks = int64_t(table.size());
-  p.max_blocks_per_seq = blocks_per_seq;
-  p.max_seq_len = len;
-  p.softmax_scale = 0.0721688f;  // 1/sqrt(192)
-  p.tokens_per_split = 1024;
-  DeviceBuffer<float> work(size_t(mla_workspace_floats(p)));
-  p.workspace = work.get();
+  b.block_table.upload(table);
+  b.seq_lens.upload(std::vector<int32_t>(b.seq_lens.size(), int32_t(len)));
+  b.q.fill_bytes(0x3c);
+  b.kv_cache.fill_bytes(0x3c);
+  const auto p = b.params();
   cost::MlaDecodeShape shape;
   shape.batch = batch;
   shape.total_kv_tokens = batch * len;

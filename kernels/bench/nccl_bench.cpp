@@ -69,13 +69,13 @@ CollectiveRow run_one(const Context& ctx, Collective op, int64_t count, const Op
   const int64_t chunk = count / ctx.nranks;
   const auto launch = [&] {
     if (op == Collective::AllReduce) {
-      MHCSIM_NCCL_CHECK(ncclAllReduce(send.get(), recv.get(), size_t(count), ncclFloat, ncclSum, ctx.comm, ctx.stream));
+      MHCSIM_NCCL_CHECK(ncclAllReduce(send.data(), recv.data(), size_t(count), ncclFloat, ncclSum, ctx.comm, ctx.stream));
       return;
     }
     MHCSIM_NCCL_CHECK(ncclGroupStart());  // pairwise exchange, as nccl-tests' alltoall
     for (int peer = 0; peer < ctx.nranks; ++peer) {
-      MHCSIM_NCCL_CHECK(ncclSend(send.get() + peer * chunk, size_t(chunk), ncclFloat, peer, ctx.comm, ctx.stream));
-      MHCSIM_NCCL_CHECK(ncclRecv(recv.get() + peer * chunk, size_t(chunk), ncclFloat, peer, ctx.comm, ctx.stream));
+      MHCSIM_NCCL_CHECK(ncclSend(send.data() + peer * chunk, size_t(chunk), ncclFloat, peer, ctx.comm, ctx.stream));
+      MHCSIM_NCCL_CHECK(ncclRecv(recv.data() + peer * chunk, size_t(chunk), ncclFloat, peer, ctx.comm, ctx.stream));
     }
     MHCSIM_NCCL_CHECK(ncclGroupEnd());
   };

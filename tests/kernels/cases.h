@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "mhcsim/kernels/bf16.h"
+#include "mhcsim/kernels/kernel_buffers.h"
 #include "mhcsim/kernels/mla_decode.h"
 
 namespace mhcsim::kernels::testing {
@@ -31,89 +32,67 @@ inline std::vector<bf16_bits> uniform_bf16(size_t count, float lo, float hi, uin
   return to_bf16(uniform(count, lo, hi, seed));
 }
 
-// One mHC layer's inputs: state x [tokens][n][C], F's output f [tokens][C], packed phi and
-// bias, and coefficients to feed the apply kernels.
-struct MhcCase {
-  int64_t tokens = 0, n = 0, channels = 0;
-  std::vector<bf16_bits> x, f;
-  std::vector<float> phi, bias, h_pre, h_post, h_res;
-};
+// One mHC layer on the host, every input seeded: state x [tokens][n][C], F's output f
+// [tokens][C], packed phi and bias, coefficients to feed the apply kernels, and Sinkhorn's
+// logits and backward input.
+using MhcCase = MhcLayer<HostArray>;
 
 inline MhcCase make_mhc_case(int64_t tokens, int64_t n, int64_t channels, uint32_t seed) {
-  MhcCase c{tokens, n, channels, {}, {}, {}, {}, {}, {}, {}};
-  const auto nc = static_cast<size_t>(n * channels), t = static_cast<size_t>(tokens);
-  const auto cols = static_cast<size_t>(n * n + 2 * n), un = static_cast<size_t>(n);
-  c.x = uniform_bf16(t * nc, -2.0f, 2.0f, seed);
-  c.f = uniform_bf16(t * static_cast<size_t>(channels), -2.0f, 2.0f, seed + 1);
-  c.phi = uniform(nc * cols, -1.0f, 1.0f, seed + 2);
-  c.bias = uniform(cols, -0.5f, 0.5f, seed + 3);
-  c.h_pre = uniform(t * un, 0.0f, 1.0f, seed + 4);
-  c.h_post = uniform(t * un, 0.0f, 2.0f, seed + 5);
-  c.h_res = uniform(t * un * un, 0.0f, 0.5f, seed + 6);  // any matrix: apply does not care
+  MhcCase c(tokens, n, channels);
+  c.x = uniform_bf16(c.x.size(), -2.0f, 2.0f, seed);
+  c.f = uniform_bf16(c.f.size(), -2.0f, 2.0f, seed + 1);
+  c.phi = uniform(c.phi.size(), -1.0f, 1.0f, seed + 2);
+  c.bias = uniform(c.bias.size(), -0.5f, 0.5f, seed + 3);
+  c.h_pre = uniform(c.h_pre.size(), 0.0f, 1.0f, seed + 4);
+  c.h_post = uniform(c.h_post.size(), 0.0f, 2.0f, seed + 5);
+  c.h_res = uniform(c.h_res.size(), 0.0f, 0.5f, seed + 6);  // any matrix: apply does not care
+  c.res_logits = uniform(c.res_logits.size(), -2.0f, 2.0f, seed + 7);
+  c.grad_h_res = uniform(c.grad_h_res.size(), -1.0f, 1.0f, seed + 8);
   return c;
 }
 
 // A paged latent cache for a batch of sequences. Block 0 is all NaN; every table entry past a
 // sequence's last block points at it, and the unused rows of each last block are NaN too, so
 // any read outside [0, seq_len) turns the output into NaN.
-struct MlaCase {
-  int64_t batch = 0, heads = 0, max_blocks = 0, num_blocks = 0, max_len = 0;
-  std::vector<int32_t> seq_lens, block_table;
-  std::vector<bf16_bits> q, cache;  // absorbed q [batch][heads][576], cache [blocks][64][576]
-  float softmax_scale = 0;
-};
+using MlaCase = MlaDecode<HostArray>;
 
-inline MlaCase make_mla_case(const std::vector<int32_t>& lens, int64_t heads, uint32_t seed) {
-  MlaCase c;
-  c.batch = static_cast<int64_t>(lens.size());
-  c.heads = heads;
-  c.seq_lens = lens;
-  for (int32_t len : lens) c.max_len = std::max<int64_t>(c.max_len, len);
-  c.max_blocks = std::max<int64_t>(1, (c.max_len + kMlaBlockTokens - 1) / kMlaBlockTokens + 1);
+inline MlaCase make_mla_case(const std::vector<int32_t>& lens, int64_t heads, uint32_t seed,
+                             int64_t tokens_per_split = 1024) {
+  MlaDecodeParams config;
+  config.batch = static_cast<int64_t>(lens.size());
+  config.heads = heads;
+  for (int32_t len : lens) config.max_seq_len = std::max<int64_t>(config.max_seq_len, len);
+  const int64_t max_blocks = std::max<int64_t>(1, (config.max_seq_len + kMlaBlockTokens - 1) / kMlaBlockTokens + 1);
+  config.max_blocks_per_seq = max_blocks;
   int64_t used = 0;
   for (int32_t len : lens) used += (len + kMlaBlockTokens - 1) / kMlaBlockTokens;
-  c.num_blocks = used + 1;
+  config.num_blocks = used + 1;
+  config.tokens_per_split = tokens_per_split;
+  config.softmax_scale = 1.0f / std::sqrt(192.0f);  // DeepSeek: qk_nope 128 + qk_rope 64
+  MlaCase c(config);
+  c.seq_lens = lens;
   const auto row = static_cast<size_t>(kMlaHeadDim), block = static_cast<size_t>(kMlaBlockTokens) * row;
-  c.cache = uniform_bf16(static_cast<size_t>(c.num_blocks) * block, -1.0f, 1.0f, seed);
+  c.kv_cache = uniform_bf16(c.kv_cache.size(), -1.0f, 1.0f, seed);
   const bf16_bits nan = float_to_bf16(std::numeric_limits<float>::quiet_NaN());
-  std::fill(c.cache.begin(), c.cache.begin() + static_cast<std::ptrdiff_t>(block), nan);
+  std::fill(c.kv_cache.begin(), c.kv_cache.begin() + static_cast<std::ptrdiff_t>(block), nan);
   // Hand out blocks 1..used in a seeded shuffled order, so pages are not contiguous.
   std::vector<int32_t> free_blocks(static_cast<size_t>(used));
   for (size_t i = 0; i < free_blocks.size(); ++i) free_blocks[i] = static_cast<int32_t>(i + 1);
   std::shuffle(free_blocks.begin(), free_blocks.end(), std::mt19937(seed + 1));
-  c.block_table.assign(static_cast<size_t>(c.batch * c.max_blocks), 0);
   size_t next = 0;
-  for (int64_t b = 0; b < c.batch; ++b) {
+  for (int64_t b = 0; b < config.batch; ++b) {
     const int64_t len = lens[static_cast<size_t>(b)];
     for (int64_t j = 0; j * kMlaBlockTokens < len; ++j) {
       const int32_t blk = free_blocks[next++];
-      c.block_table[static_cast<size_t>(b * c.max_blocks + j)] = blk;
+      c.block_table[static_cast<size_t>(b * max_blocks + j)] = blk;
       for (int64_t r = len - j * kMlaBlockTokens; r < kMlaBlockTokens; ++r) {  // tail rows
-        auto start = c.cache.begin() + static_cast<std::ptrdiff_t>((blk * kMlaBlockTokens + r) * kMlaHeadDim);
+        auto start = c.kv_cache.begin() + static_cast<std::ptrdiff_t>((blk * kMlaBlockTokens + r) * kMlaHeadDim);
         std::fill(start, start + kMlaHeadDim, nan);
       }
     }
   }
-  c.q = uniform_bf16(static_cast<size_t>(c.batch * heads) * row, -1.0f, 1.0f, seed + 2);
-  c.softmax_scale = 1.0f / std::sqrt(192.0f);  // DeepSeek: qk_nope 128 + qk_rope 64
+  c.q = uniform_bf16(c.q.size(), -1.0f, 1.0f, seed + 2);
   return c;
-}
-
-// Host params over the case's vectors (the caller sets out/lse/workspace).
-inline MlaDecodeParams mla_params(const MlaCase& c, int64_t tokens_per_split) {
-  MlaDecodeParams p;
-  p.q = c.q.data();
-  p.kv_cache = c.cache.data();
-  p.block_table = c.block_table.data();
-  p.seq_lens = c.seq_lens.data();
-  p.batch = c.batch;
-  p.heads = c.heads;
-  p.num_blocks = c.num_blocks;
-  p.max_blocks_per_seq = c.max_blocks;
-  p.max_seq_len = c.max_len;
-  p.tokens_per_split = tokens_per_split;
-  p.softmax_scale = c.softmax_scale;
-  return p;
 }
 
 }  // namespace mhcsim::kernels::testing

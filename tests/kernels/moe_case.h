@@ -1,34 +1,34 @@
 #pragma once
 // Seeded MoE gate inputs shared by the CPU and GPU tests: DeepSeek-V3-shaped routing
 // (256 experts, 8 groups, keep 4 groups, top-8, scale 2.5) on random logits and biases.
-#include <vector>
-
 #include "cases.h"
+#include "mhcsim/kernels/kernel_buffers.h"
 #include "mhcsim/kernels/moe.h"
+#include "mhcsim/kernels/ref/moe_ref.h"
 
 namespace mhcsim::kernels::testing {
 
-struct MoeCase {
-  MoeGateParams gate;  // host pointers into the vectors below
-  std::vector<float> logits, bias, weight;
-  std::vector<int32_t> idx;
+using MoeCase = MoeGate<HostArray>;
+
+inline MoeCase make_moe_case(int64_t tokens, uint32_t seed) {
+  MoeCase c(deepseek_v3_gate(tokens));
+  c.logits = uniform(c.logits.size(), -4.0f, 4.0f, seed);
+  c.bias = uniform(c.bias.size(), -0.1f, 0.1f, seed + 1);
+  c.topk_idx.assign(c.topk_idx.size(), -1);
+  return c;
+}
+
+// Tokens routed by the reference gate, and their hidden states (in [-3, 3]) to dispatch.
+struct RoutedCase {
+  MoeCase gate;
+  MoeDispatch<HostArray> dispatch;
 };
 
-inline void make_moe_case(MoeCase& c, int64_t tokens, uint32_t seed) {
-  c.gate.tokens = tokens;
-  c.gate.experts = 256;
-  c.gate.groups = 8;
-  c.gate.topk_group = 4;
-  c.gate.top_k = 8;
-  c.gate.route_scale = 2.5f;
-  c.logits = uniform(size_t(tokens * 256), -4.0f, 4.0f, seed);
-  c.bias = uniform(256, -0.1f, 0.1f, seed + 1);
-  c.idx.assign(size_t(tokens * 8), -1);
-  c.weight.assign(size_t(tokens * 8), 0.0f);
-  c.gate.logits = c.logits.data();
-  c.gate.bias = c.bias.data();
-  c.gate.topk_idx = c.idx.data();
-  c.gate.topk_weight = c.weight.data();
+inline RoutedCase make_routed_case(int64_t tokens, int64_t hidden, uint32_t seed) {
+  RoutedCase r{make_moe_case(tokens, seed), MoeDispatch<HostArray>(tokens, hidden, 256, 8)};
+  ref::moe_gate(r.gate.params());
+  r.dispatch.x = uniform_bf16(r.dispatch.x.size(), -3.0f, 3.0f, seed + 2);
+  return r;
 }
 
 }  // namespace mhcsim::kernels::testing

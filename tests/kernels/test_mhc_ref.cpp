@@ -15,47 +15,12 @@ using Catch::Matchers::WithinRel;
 
 namespace {
 
-struct Coefficients {
-  std::vector<float> pre, post, res_logits;
-};
-
-Coefficients run_coeff(const testing::MhcCase& c, float alpha) {
-  Coefficients out{std::vector<float>(size_t(c.tokens * c.n)), std::vector<float>(size_t(c.tokens * c.n)),
-                   std::vector<float>(size_t(c.tokens * c.n * c.n))};
-  MhcCoeffParams p;
-  p.x = c.x.data();
-  p.phi = c.phi.data();
-  p.bias = c.bias.data();
-  p.h_pre = out.pre.data();
-  p.h_post = out.post.data();
-  p.res_logits = out.res_logits.data();
+// The case with H_pre, H_post and the H_res logits computed from its x, phi and bias.
+testing::MhcCase run_coeff(testing::MhcCase c, float alpha) {
+  auto p = c.coeff();
   p.alpha_pre = p.alpha_post = p.alpha_res = alpha;
-  p.tokens = c.tokens;
-  p.n = c.n;
-  p.channels = c.channels;
-  p.x_token_stride = c.n * c.channels;
   ref::mhc_coeff(p);
-  return out;
-}
-
-MhcPostResParams post_res_params(const testing::MhcCase& c, std::vector<bf16_bits>& out,
-                                 std::vector<bf16_bits>& scratch_a, std::vector<bf16_bits>& scratch_b) {
-  const size_t state = size_t(c.tokens * c.n * c.channels);
-  out.assign(state, 0);
-  scratch_a.assign(state, 0);
-  scratch_b.assign(state, 0);
-  MhcPostResParams p;
-  p.x = c.x.data();
-  p.f = c.f.data();
-  p.h_post = c.h_post.data();
-  p.h_res = c.h_res.data();
-  p.x_next = out.data();
-  p.scratch_post = scratch_a.data();
-  p.scratch_res = scratch_b.data();
-  p.tokens = c.tokens;
-  p.n = c.n;
-  p.channels = c.channels;
-  return p;
+  return c;
 }
 
 double sigmoid(double v) { return 1.0 / (1.0 + std::exp(-v)); }
@@ -66,7 +31,7 @@ TEST_CASE("mhc_coeff: folded RMSNorm equals normalise-then-project (Eq. 14-16)",
   const int64_t n = GENERATE(1, 4);
   const auto c = testing::make_mhc_case(3, n, 64, 11);
   const float alpha = 0.7f;  // large enough that the sigmoids leave their linear range
-  const Coefficients got = run_coeff(c, alpha);
+  const auto got = run_coeff(c, alpha);
   const int64_t width = n * c.channels, cols = n * n + 2 * n;
   const Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> phi(
       c.phi.data(), width, cols);
@@ -79,9 +44,9 @@ TEST_CASE("mhc_coeff: folded RMSNorm equals normalise-then-project (Eq. 14-16)",
       const double logit = h(m) + c.bias[size_t(m)];
       // fp32 outputs of a double computation: a few float ulps.
       if (m < n) {
-        CHECK_THAT(got.pre[size_t(t * n + m)], WithinRel(float(sigmoid(logit)), 1e-5f));
+        CHECK_THAT(got.h_pre[size_t(t * n + m)], WithinRel(float(sigmoid(logit)), 1e-5f));
       } else if (m < 2 * n) {
-        CHECK_THAT(got.post[size_t(t * n + m - n)], WithinRel(float(2 * sigmoid(logit)), 1e-5f));
+        CHECK_THAT(got.h_post[size_t(t * n + m - n)], WithinRel(float(2 * sigmoid(logit)), 1e-5f));
       } else {
         CHECK_THAT(got.res_logits[size_t(t * n * n + m - 2 * n)], WithinAbs(logit, 1e-5));
       }
@@ -92,24 +57,23 @@ TEST_CASE("mhc_coeff: folded RMSNorm equals normalise-then-project (Eq. 14-16)",
 TEST_CASE("mhc_coeff: H_post = 2 sigmoid, so zero logits give H_post = 1 (not 0.5)", "[kernels][mhc]") {
   auto c = testing::make_mhc_case(2, 4, 32, 12);
   std::fill(c.bias.begin(), c.bias.end(), 0.0f);
-  const Coefficients got = run_coeff(c, 0.0f);  // alpha = 0: every logit is its bias, 0
-  for (float v : got.post) CHECK(v == 1.0f);    // the forgotten-2x bug would give 0.5
-  for (float v : got.pre) CHECK(v == 0.5f);
+  const auto got = run_coeff(c, 0.0f);       // alpha = 0: every logit is its bias, 0
+  for (float v : got.h_post) CHECK(v == 1.0f);  // the forgotten-2x bug would give 0.5
+  for (float v : got.h_pre) CHECK(v == 0.5f);
 }
 
 TEST_CASE("mhc: n = 1 reduces to the plain residual x + f", "[kernels][mhc]") {
   auto c = testing::make_mhc_case(4, 1, 64, 13);
   std::fill(c.bias.begin(), c.bias.end(), 0.0f);
-  const Coefficients coeff = run_coeff(c, 0.0f);
+  const auto coeff = run_coeff(c, 0.0f);
   float h_res = 0;
   ref::sinkhorn_forward(&coeff.res_logits[0], &h_res, 1, 20);
   REQUIRE(h_res == 1.0f);  // a 1 x 1 doubly stochastic matrix
-  c.h_post = coeff.post;
+  c.h_post = coeff.h_post;
   std::fill(c.h_res.begin(), c.h_res.end(), h_res);
-  std::vector<bf16_bits> out, sa, sb;
-  ref::mhc_post_res_fused(post_res_params(c, out, sa, sb));
-  for (size_t i = 0; i < out.size(); ++i) {
-    CHECK(out[i] == float_to_bf16(bf16_to_float(c.x[i]) + bf16_to_float(c.f[i])));
+  ref::mhc_post_res_fused(c.post_res());
+  for (size_t i = 0; i < c.x_next.size(); ++i) {
+    CHECK(c.x_next[i] == float_to_bf16(bf16_to_float(c.x[i]) + bf16_to_float(c.f[i])));
   }
 }
 
@@ -127,8 +91,8 @@ TEST_CASE("mhc_post_res: row i of H_res mixes into stream i (not the transpose),
     c.h_res[size_t(i * 4 + i)] = 0.75f;
     c.h_res[size_t(i * 4 + (i + 1) % 4)] = 0.25f;
   }
-  std::vector<bf16_bits> out, sa, sb;
-  ref::mhc_post_res_fused(post_res_params(c, out, sa, sb));
+  ref::mhc_post_res_fused(c.post_res());
+  const auto& out = c.x_next;
   const float expected[4] = {0.75f * 1 + 0.25f * 2, 0.75f * 2 + 0.25f * 3, 0.75f * 3 + 0.25f * 4,
                              0.75f * 4 + 0.25f * 1};
   const float transposed0 = 0.75f * 1 + 0.25f * 4;  // what an untransposed-bug kernel yields
@@ -140,10 +104,11 @@ TEST_CASE("mhc_post_res: row i of H_res mixes into stream i (not the transpose),
 }
 
 TEST_CASE("mhc_post_res: fused and unfused agree within their extra bf16 roundings", "[kernels][mhc]") {
-  const auto c = testing::make_mhc_case(5, 4, 128, 15);
-  std::vector<bf16_bits> fused, unfused, sa, sb;
-  ref::mhc_post_res_fused(post_res_params(c, fused, sa, sb));
-  ref::mhc_post_res_unfused(post_res_params(c, unfused, sa, sb));
+  auto c = testing::make_mhc_case(5, 4, 128, 15);
+  ref::mhc_post_res_fused(c.post_res());
+  const auto fused = c.x_next;
+  ref::mhc_post_res_unfused(c.post_res());
+  const auto& unfused = c.x_next;
   for (size_t e = 0; e < fused.size(); ++e) {
     const int64_t t = int64_t(e) / (4 * 128), i = (int64_t(e) / 128) % 4, ch = int64_t(e) % 128;
     double exact = double(c.h_post[size_t(t * 4 + i)]) * bf16_to_float(c.f[size_t(t * 128 + ch)]);
@@ -159,18 +124,9 @@ TEST_CASE("mhc_post_res: fused and unfused agree within their extra bf16 roundin
 }
 
 TEST_CASE("mhc_apply_pre: u = sum_j H_pre[j] x_j", "[kernels][mhc]") {
-  const auto c = testing::make_mhc_case(3, 4, 64, 16);
-  std::vector<bf16_bits> out(size_t(c.tokens * c.channels));
-  MhcPreParams p;
-  p.x = c.x.data();
-  p.h_pre = c.h_pre.data();
-  p.out = out.data();
-  p.tokens = c.tokens;
-  p.n = 4;
-  p.channels = c.channels;
-  p.x_token_stride = 4 * c.channels;
-  p.out_token_stride = c.channels;
-  ref::mhc_apply_pre(p);
+  auto c = testing::make_mhc_case(3, 4, 64, 16);
+  ref::mhc_apply_pre(c.pre());
+  const auto& out = c.u;
   for (int64_t t = 0; t < c.tokens; ++t) {
     for (int64_t ch = 0; ch < c.channels; ++ch) {
       double u = 0;

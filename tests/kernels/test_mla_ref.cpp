@@ -26,10 +26,10 @@ Mat ternary(int64_t rows, int64_t cols, double scale, uint32_t seed) {
 }
 
 Eigen::RowVectorXd cache_row(const testing::MlaCase& c, int64_t b, int64_t t, int64_t from, int64_t count) {
-  const int64_t block = c.block_table[size_t(b * c.max_blocks + t / kMlaBlockTokens)];
+  const int64_t block = c.block_table[size_t(b * c.config.max_blocks_per_seq + t / kMlaBlockTokens)];
   Eigen::RowVectorXd r(count);
   for (int64_t d = 0; d < count; ++d) {
-    r(d) = bf16_to_float(c.cache[size_t((block * kMlaBlockTokens + t % kMlaBlockTokens) * kMlaHeadDim + from + d)]);
+    r(d) = bf16_to_float(c.kv_cache[size_t((block * kMlaBlockTokens + t % kMlaBlockTokens) * kMlaHeadDim + from + d)]);
   }
   return r;
 }
@@ -46,7 +46,7 @@ TEST_CASE("mla_decode reference: absorbed paged attention equals decompress-then
     w_uv.push_back(ternary(kMlaLatentDim, kValue, 8.0, 50 + uint32_t(h)));
   }
   // Absorb: q_lat = W_UK q_nope (exact in bf16, see ternary()).
-  for (int64_t b = 0; b < c.batch; ++b) {
+  for (int64_t b = 0; b < c.config.batch; ++b) {
     for (int64_t h = 0; h < heads; ++h) {
       const Mat qn = ternary(kNope, 1, 1.0, 60 + uint32_t(b * heads + h));
       q_nope.push_back(qn);
@@ -58,10 +58,10 @@ TEST_CASE("mla_decode reference: absorbed paged attention equals decompress-then
       }
     }
   }
-  std::vector<float> out(size_t(c.batch * heads * kMlaLatentDim)), lse(size_t(c.batch * heads));
-  ref::mla_decode(testing::mla_params(c, 1024), out.data(), lse.data());
+  std::vector<float> out(size_t(c.config.batch * heads * kMlaLatentDim)), lse(size_t(c.config.batch * heads));
+  ref::mla_decode(c.params(), out.data(), lse.data());
 
-  for (int64_t b = 0; b < c.batch; ++b) {
+  for (int64_t b = 0; b < c.config.batch; ++b) {
     const int64_t len = c.seq_lens[size_t(b)];
     for (int64_t h = 0; h < heads; ++h) {
       const int64_t bh = b * heads + h;
@@ -74,7 +74,7 @@ TEST_CASE("mla_decode reference: absorbed paged attention equals decompress-then
         rope.row(t) = cache_row(c, b, t, kMlaLatentDim, kMlaRopeDim);
       }
       const Mat k_nope = latent * w_uk[size_t(h)], v = latent * w_uv[size_t(h)];
-      const Eigen::VectorXd scores = (k_nope * q_nope[size_t(bh)] + rope * q_rope.transpose()) * double(c.softmax_scale);
+      const Eigen::VectorXd scores = (k_nope * q_nope[size_t(bh)] + rope * q_rope.transpose()) * double(c.config.softmax_scale);
       Eigen::RowVectorXd expected_o = Eigen::RowVectorXd::Zero(kValue);
       double expected_lse = -INFINITY;
       if (len > 0) {

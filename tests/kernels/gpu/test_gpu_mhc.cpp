@@ -5,6 +5,7 @@
 
 #include "../cases.h"
 #include "mhcsim/kernels/device_buffer.h"
+#include "mhcsim/kernels/kernel_buffers.h"
 #include "mhcsim/kernels/ref/mhc_ref.h"
 #include "mhcsim/kernels/ref/sinkhorn_ref.h"
 
@@ -29,33 +30,15 @@ void check_bf16(const std::vector<bf16_bits>& got, const std::vector<bf16_bits>&
 
 TEST_CASE("gpu mhc_coeff matches the reference", "[gpu][mhc]") {
   const int64_t n = GENERATE(1, 4, 8);
-  const auto c = testing::make_mhc_case(37, n, 320, 201);  // 37: not a multiple of the token tile
+  auto c = testing::make_mhc_case(37, n, 320, 201);  // 37: not a multiple of the token tile
   const int64_t cols = n * n + 2 * n, width = n * c.channels;
-  DeviceBuffer<bf16_bits> x(c.x);
-  DeviceBuffer<float> phi(c.phi), bias(c.bias), pre(size_t(37 * n)), post(size_t(37 * n)), res(size_t(37 * n * n));
-  MhcCoeffParams p;
-  p.x = x.get();
-  p.phi = phi.get();
-  p.bias = bias.get();
-  p.h_pre = pre.get();
-  p.h_post = post.get();
-  p.res_logits = res.get();
-  p.alpha_pre = p.alpha_post = p.alpha_res = 0.5f;
-  p.tokens = 37;
-  p.n = n;
-  p.channels = c.channels;
-  p.x_token_stride = width;
+  MhcLayer<DeviceBuffer> d(c);
+  auto p = d.coeff(), h = c.coeff();
+  p.alpha_pre = p.alpha_post = p.alpha_res = h.alpha_pre = h.alpha_post = h.alpha_res = 0.5f;
   mhc_coeff(p);
-  std::vector<float> want_pre(pre.size()), want_post(post.size()), want_res(res.size());
-  MhcCoeffParams h = p;
-  h.x = c.x.data();
-  h.phi = c.phi.data();
-  h.bias = c.bias.data();
-  h.h_pre = want_pre.data();
-  h.h_post = want_post.data();
-  h.res_logits = want_res.data();
   ref::mhc_coeff(h);
-  const auto got_pre = pre.download(), got_post = post.download(), got_res = res.download();
+  const auto got_pre = d.h_pre.download(), got_post = d.h_post.download(), got_res = d.res_logits.download();
+  const auto &want_pre = c.h_pre, &want_post = c.h_post, &want_res = c.res_logits;
   for (int64_t t = 0; t < 37; ++t) {
     // fp32 summation of nC products: |error| <= nC u sum|x phi| (recursive-summation bound),
     // scaled by alpha / r; sigmoid' <= 1/4 and (2 sigmoid)' <= 1/2.
@@ -80,29 +63,14 @@ TEST_CASE("gpu mhc_coeff matches the reference", "[gpu][mhc]") {
 
 TEST_CASE("gpu sinkhorn forward and backward match the reference", "[gpu][sinkhorn]") {
   const int64_t n = GENERATE(1, 2, 4, 8);
-  const int64_t tokens = 1000, nn = n * n;
-  const auto logits = testing::uniform(size_t(tokens * nn), -2.0f, 2.0f, 202);
-  const auto grad = testing::uniform(size_t(tokens * nn), -1.0f, 1.0f, 203);
-  DeviceBuffer<float> d_logits(logits), d_grad(grad), d_h(logits.size()), d_dl(logits.size());
-  SinkhornParams p;
-  p.logits = d_logits.get();
-  p.h_res = d_h.get();
-  p.grad_h_res = d_grad.get();
-  p.grad_logits = d_dl.get();
-  p.tokens = tokens;
-  p.n = n;
-  p.iterations = 20;
-  sinkhorn_forward(p);
-  sinkhorn_backward(p);
-  std::vector<float> want_h(logits.size()), want_dl(logits.size());
-  SinkhornParams h = p;
-  h.logits = logits.data();
-  h.h_res = want_h.data();
-  h.grad_h_res = grad.data();
-  h.grad_logits = want_dl.data();
-  ref::sinkhorn_forward(h);
-  ref::sinkhorn_backward(h);
-  const auto got_h = d_h.download(), got_dl = d_dl.download();
+  auto c = testing::make_mhc_case(1000, n, 8, 202);  // logits in [-2, 2], grad_h_res in [-1, 1]
+  MhcLayer<DeviceBuffer> d(c);
+  sinkhorn_forward(d.sinkhorn());
+  sinkhorn_backward(d.sinkhorn());
+  ref::sinkhorn_forward(c.sinkhorn());
+  ref::sinkhorn_backward(c.sinkhorn());
+  const auto got_h = d.h_res.download(), got_dl = d.grad_logits.download();
+  const auto &want_h = c.h_res, &want_dl = c.grad_logits;
   // Both fp32 with 40 normalisations of n terms; expf is within 2 ulp: ~40 x 2n u ~ 4e-5 at
   // n = 8 for entries <= 1. The GPU backward undoes each step (x = y s) instead of storing
   // it, adding the same order again; gradients are O(1) for |grad_h| <= 1.
@@ -113,58 +81,23 @@ TEST_CASE("gpu sinkhorn forward and backward match the reference", "[gpu][sinkho
 TEST_CASE("gpu mhc apply kernels match the reference", "[gpu][mhc]") {
   const int64_t n = GENERATE(1, 2, 4, 8);
   const int64_t channels = GENERATE(8, 320, 2560);
-  const auto c = testing::make_mhc_case(19, n, channels, 204);
-  const size_t state = c.x.size();
-  DeviceBuffer<bf16_bits> x(c.x), f(c.f), out(state), sa(state), sb(state), u(c.f.size());
-  DeviceBuffer<float> pre(c.h_pre), post(c.h_post), res(c.h_res);
-  MhcPostResParams p;
-  p.x = x.get();
-  p.f = f.get();
-  p.h_post = post.get();
-  p.h_res = res.get();
-  p.x_next = out.get();
-  p.scratch_post = sa.get();
-  p.scratch_res = sb.get();
-  p.tokens = c.tokens;
-  p.n = n;
-  p.channels = channels;
-  std::vector<bf16_bits> want(state), wa(state), wb(state);
-  MhcPostResParams h = p;
-  h.x = c.x.data();
-  h.f = c.f.data();
-  h.h_post = c.h_post.data();
-  h.h_res = c.h_res.data();
-  h.x_next = want.data();
-  h.scratch_post = wa.data();
-  h.scratch_res = wb.data();
+  auto c = testing::make_mhc_case(19, n, channels, 204);
+  MhcLayer<DeviceBuffer> d(c);
   SECTION("fused F_post,res") {
-    mhc_post_res_fused(p);
-    ref::mhc_post_res_fused(h);
-    check_bf16(out.download(), want, c, false);
+    mhc_post_res_fused(d.post_res());
+    ref::mhc_post_res_fused(c.post_res());
+    check_bf16(d.x_next.download(), c.x_next, c, false);
   }
   SECTION("unfused three passes") {
-    mhc_post_res_unfused(p);
-    ref::mhc_post_res_unfused(h);
-    check_bf16(out.download(), want, c, true);
+    mhc_post_res_unfused(d.post_res());
+    ref::mhc_post_res_unfused(c.post_res());
+    check_bf16(d.x_next.download(), c.x_next, c, true);
   }
   SECTION("apply H_pre") {
-    MhcPreParams q;
-    q.x = x.get();
-    q.h_pre = pre.get();
-    q.out = u.get();
-    q.tokens = c.tokens;
-    q.n = n;
-    q.channels = channels;
-    q.x_token_stride = n * channels;
-    q.out_token_stride = channels;
-    mhc_apply_pre(q);
-    std::vector<bf16_bits> want_u(c.f.size());
-    MhcPreParams hq = q;
-    hq.x = c.x.data();
-    hq.h_pre = c.h_pre.data();
-    hq.out = want_u.data();
-    ref::mhc_apply_pre(hq);
-    const auto got_u = u.download();
+    mhc_apply_pre(d.pre());
+    ref::mhc_apply_pre(c.pre());
+    const auto& want_u = c.u;
+    const auto got_u = d.u.download();
     for (size_t e = 0; e < got_u.size(); ++e) {
       const double r = bf16_to_float(want_u[e]);
       CHECK(std::abs(bf16_to_float(got_u[e]) - r) <= kBf16Epsilon * std::abs(r) + 1e-6);

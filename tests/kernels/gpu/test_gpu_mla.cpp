@@ -5,6 +5,7 @@
 
 #include "../cases.h"
 #include "mhcsim/kernels/device_buffer.h"
+#include "mhcsim/kernels/kernel_buffers.h"
 #include "mhcsim/kernels/ref/mla_ref.h"
 
 using namespace mhcsim::kernels;
@@ -13,27 +14,16 @@ TEST_CASE("gpu mla_decode matches the reference", "[gpu][mla]") {
   const std::vector<int32_t> lens = {0, 1, 63, 64, 65, 1000, 4097, 0, 2048};
   const int64_t heads = GENERATE(16, 10);          // 10: a partial group of 8 heads
   const int64_t split = GENERATE(256, 1024, 8192);  // several, a few, one split per sequence
-  const auto c = testing::make_mla_case(lens, heads, 301);
-  DeviceBuffer<bf16_bits> q(c.q), cache(c.cache), out(size_t(c.batch * heads * kMlaLatentDim));
-  DeviceBuffer<int32_t> table(c.block_table), seq(c.seq_lens);
-  DeviceBuffer<float> lse(size_t(c.batch * heads));
-  MlaDecodeParams p = testing::mla_params(c, split);
-  DeviceBuffer<float> work(size_t(mla_workspace_floats(p)));
-  p.q = q.get();
-  p.kv_cache = cache.get();
-  p.block_table = table.get();
-  p.seq_lens = seq.get();
-  p.out = out.get();
-  p.lse = lse.get();
-  p.workspace = work.get();
-  out.fill_bytes(0xff);  // NaN pattern: every output must be written
-  mla_decode(p);
+  auto c = testing::make_mla_case(lens, heads, 301, split);
+  MlaDecode<DeviceBuffer> dev(c);
+  dev.out.fill_bytes(0xff);  // NaN pattern: every output must be written
+  mla_decode(dev.params());
   MHCSIM_CUDA_CHECK(cudaDeviceSynchronize());
-  std::vector<float> want(out.size()), want_lse(lse.size());
-  ref::mla_decode(testing::mla_params(c, split), want.data(), want_lse.data());
-  const auto got = out.download();
-  const auto got_lse = lse.download();
-  for (int64_t b = 0; b < c.batch; ++b) {
+  std::vector<float> want(dev.out.size()), want_lse(dev.lse.size());
+  ref::mla_decode(c.params(), want.data(), want_lse.data());
+  const auto got = dev.out.download();
+  const auto got_lse = dev.lse.download();
+  for (int64_t b = 0; b < c.config.batch; ++b) {
     const int64_t len = c.seq_lens[size_t(b)];
     // bf16 output: half an ulp (eps/2 |ref|); fp32 accumulation of len weighted rows with
     // |c| <= 1 and weights <= 1: <= (len + 576) u (recursive-summation bound).

@@ -22,7 +22,7 @@ class DeviceBuffer {
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
-  T* get() const { return ptr_; }
+  T* data() const { return ptr_; }  // named like std::vector's, for kernel_buffers.h
   size_t size() const { return count_; }
   size_t bytes() const { return count_ * sizeof(T); }
 
