@@ -4,28 +4,17 @@
 
 #include "common.h"
 #include "mhcsim/cost/all_to_all.h"
-#include "mhcsim/reports/table.h"
 #include "mhcsim/units.h"
 #include "verbs.h"
 
 namespace mhcsim::cli {
 
 void setup_a2a(CLI::App& app) {
-  struct Options {
-    ScenarioOptions scn;
-    OutputOptions out;
-    int64_t tokens = 0;
-  };
-  auto opts = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("a2a", "MoE expert-parallel all-to-all: bytes per token, NVLink vs IB, time");
-  add_scenario_options(*cmd, opts->scn);
-  add_output_options(*cmd, opts->out);
-  cmd->add_option("--tokens", opts->tokens, "Tokens per GPU per MoE layer (default: one micro-batch or the decode batch)")
-      ->check(CLI::PositiveNumber);
-  cmd->callback([opts] {
-    const Scenario s = load_scenario(opts->scn);
+  auto tokens_option = std::make_shared<int64_t>(0);
+  auto* cmd = add_scenario_verb(app, "a2a", "MoE expert-parallel all-to-all: bytes per token, NVLink vs IB, time",
+                                [tokens_option](const Scenario& s, bool json) {
     const auto& w = s.workload;
-    const int64_t tokens = opts->tokens > 0 ? opts->tokens
+    const int64_t tokens = *tokens_option > 0 ? *tokens_option
                            : w.mode == WorkloadMode::Train ? w.micro_batch_seqs * w.seq_len
                                                            : w.batch_seqs;
     const auto t = cost::a2a_traffic_per_token(s);
@@ -50,9 +39,10 @@ void setup_a2a(CLI::App& app) {
         {"combine_nic_s", "combine IB time", time.combine_nic_seconds, "us", 1e6, 1},
         {"dispatch_s", "dispatch per MoE layer", time.dispatch_seconds(), "us", 1e6, 1},
         {"combine_s", "combine per MoE layer", time.combine_seconds(), "us", 1e6, 1}};
-    if (opts->out.json) return print_json(reports::quantities_to_json(q));
-    reports::print_quantities(std::cout, "MoE all-to-all: " + s.name, q);
+    print_quantities(json, "MoE all-to-all: " + s.name, q);
   });
+  cmd->add_option("--tokens", *tokens_option, "Tokens per GPU per MoE layer (default: one micro-batch or the decode batch)")
+      ->check(CLI::PositiveNumber);
 }
 
 }  // namespace mhcsim::cli

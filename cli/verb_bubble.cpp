@@ -2,28 +2,18 @@
 // the cost model (DualPipe README table). A schedule that cannot run the shape stays a row with
 // its reason (infeasibility is a value, Timeloop's EvalStatus habit).
 #include <array>
-#include <memory>
 
 #include "common.h"
 #include "mhcsim/cost/step.h"
 #include "mhcsim/error.h"
-#include "mhcsim/reports/table.h"
 #include "mhcsim/units.h"
 #include "verbs.h"
 
 namespace mhcsim::cli {
 
 void setup_bubble(CLI::App& app) {
-  struct Options {
-    ScenarioOptions scn;
-    OutputOptions out;
-  };
-  auto opts = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("bubble", "Pipeline bubble and per-rank memory for every schedule");
-  add_scenario_options(*cmd, opts->scn);
-  add_output_options(*cmd, opts->out);
-  cmd->callback([opts] {
-    const Scenario base = load_scenario(opts->scn);
+  add_scenario_verb(app, "bubble", "Pipeline bubble and per-rank memory for every schedule",
+                    [](const Scenario& base, bool json) {
     reports::Table t("pipeline schedules at PP " + std::to_string(base.parallel.pp) + ", " +
                          std::to_string(base.parallel.micro_batches) + " micro-batches (per chunk F, B, W, F&B)",
                      {{"schedule", "schedule"},
@@ -59,8 +49,7 @@ void setup_bubble(CLI::App& app) {
         t.add_row({name, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, std::string(err.what())});
       }
     }
-    if (opts->out.json) return print_json(t.to_json());
-    t.print_text(std::cout);
+    print_table(json, t);
   });
 }
 

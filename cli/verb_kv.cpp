@@ -5,7 +5,6 @@
 
 #include "common.h"
 #include "mhcsim/cost/kv_cache.h"
-#include "mhcsim/reports/table.h"
 #include "mhcsim/units.h"
 #include "verbs.h"
 
@@ -17,7 +16,7 @@ namespace {
 // GQA keeps the model's groups or uses 8; MLA uses the model's d_c and d_R, or DeepSeek-V3's
 // 512 + 64 for non-MLA models.
 ModelSpec with_attention(ModelSpec m, AttentionKind kind) {
-  if (m.attention == AttentionKind::MLA && m.head_dim == 0)
+  if (m.attention == AttentionKind::MLA)
     m.head_dim = (m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim) / 2;
   if (kind == AttentionKind::MLA && m.kv_lora_rank == 0) {
     m.kv_lora_rank = 512;
@@ -32,20 +31,12 @@ ModelSpec with_attention(ModelSpec m, AttentionKind kind) {
 
 void setup_kv(CLI::App& app) {
   struct Options {
-    ScenarioOptions scn;
-    OutputOptions out;
     int64_t context = 0;
     int64_t batch = 0;
   };
   auto opts = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("kv", "KV cache size: MLA vs GQA/MQA/MHA, per token, sequence, batch; fit per GPU");
-  add_scenario_options(*cmd, opts->scn);
-  add_output_options(*cmd, opts->out);
-  cmd->add_option("--context", opts->context, "Tokens per sequence (default: workload.context_len)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--batch", opts->batch, "Sequences (default: workload.batch_seqs)")->check(CLI::PositiveNumber);
-  cmd->callback([opts] {
-    Scenario s = load_scenario(opts->scn);
+  auto* cmd = add_scenario_verb(app, "kv", "KV cache size: MLA vs GQA/MQA/MHA, per token, sequence, batch; fit per GPU",
+                                [opts](const Scenario& s, bool json) {
     const int64_t context = opts->context > 0 ? opts->context : s.workload.context_len;
     const int64_t batch = opts->batch > 0 ? opts->batch : s.workload.batch_seqs;
     const DType dtype = s.precision.kv_cache;
@@ -71,11 +62,14 @@ void setup_kv(CLI::App& app) {
                  cost::kv_elems_per_token_per_layer(v.model), per_token, per_seq,
                  per_seq * static_cast<double>(batch), per_token / own, cost::kv_fit(v, context).sequences});
     }
-    if (opts->out.json) return print_json(t.to_json());
-    t.print_text(std::cout);
+    print_table(json, t);
+    if (json) return;
     std::cout << "# seqs/GPU: after this GPU's weights (" << to_string(s.precision.weights)
               << ") and a " << cost::kServeActivationReserveFraction * 100 << "% activation reserve\n";
   });
+  cmd->add_option("--context", opts->context, "Tokens per sequence (default: workload.context_len)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--batch", opts->batch, "Sequences (default: workload.batch_seqs)")->check(CLI::PositiveNumber);
 }
 
 }  // namespace mhcsim::cli

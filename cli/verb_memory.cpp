@@ -1,11 +1,8 @@
 // `mhcsim memory`: memory per GPU. Training: weights, gradients, optimizer states (ZeRO) and
 // activations; serving: weights and the KV cache budget.
-#include <memory>
-
 #include "common.h"
 #include "mhcsim/cost/kv_cache.h"
 #include "mhcsim/cost/memory.h"
-#include "mhcsim/reports/table.h"
 #include "mhcsim/units.h"
 #include "verbs.h"
 
@@ -42,20 +39,11 @@ std::vector<reports::Quantity> serving(const Scenario& s) {
 }  // namespace
 
 void setup_memory(CLI::App& app) {
-  struct Options {
-    ScenarioOptions scn;
-    OutputOptions out;
-  };
-  auto opts = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("memory", "Memory per GPU: weights, grads, optimizer, activations or KV cache");
-  add_scenario_options(*cmd, opts->scn);
-  add_output_options(*cmd, opts->out);
-  cmd->callback([opts] {
-    const Scenario s = load_scenario(opts->scn);
-    const auto q = s.workload.mode == WorkloadMode::Train ? training(s) : serving(s);
-    if (opts->out.json) return print_json(reports::quantities_to_json(q));
-    reports::print_quantities(std::cout, "memory per GPU: " + s.name, q);
-  });
+  add_scenario_verb(app, "memory", "Memory per GPU: weights, grads, optimizer, activations or KV cache",
+                    [](const Scenario& s, bool json) {
+                      print_quantities(json, "memory per GPU: " + s.name,
+                                       s.workload.mode == WorkloadMode::Train ? training(s) : serving(s));
+                    });
 }
 
 }  // namespace mhcsim::cli

@@ -1,7 +1,5 @@
 // `mhcsim traffic`: residual / HC / mHC memory traffic (mHC paper Table 2) per token and per
 // step, fused and unfused, and the recompute scheme's activation memory (Eq. 20).
-#include <memory>
-
 #include "common.h"
 #include "mhcsim/cost/memory.h"
 #include "mhcsim/cost/mhc_traffic.h"
@@ -12,23 +10,14 @@
 namespace mhcsim::cli {
 
 void setup_traffic(CLI::App& app) {
-  struct Options {
-    ScenarioOptions scn;
-    OutputOptions out;
-    int64_t n = 0;
-  };
-  auto opts = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("traffic", "mHC / HC / residual memory traffic per token and step (paper Table 2)");
-  add_scenario_options(*cmd, opts->scn);
-  add_output_options(*cmd, opts->out);
-  cmd->add_option("--n", opts->n, "Expansion rate n (default: model.mhc_n; n > 1 turns a residual model into mHC)")
-      ->check(CLI::PositiveNumber);
-  cmd->callback([opts] {
-    Scenario s = load_scenario(opts->scn);
+  auto n_option = std::make_shared<int64_t>(0);
+  auto* cmd = add_scenario_verb(app, "traffic", "mHC / HC / residual memory traffic per token and step (paper Table 2)",
+                                [n_option](const Scenario& scenario, bool json) {
+    Scenario s = scenario;
     auto& m = s.model;
-    if (opts->n > 0) {
-      m.mhc_n = opts->n;
-      if (m.residual == ResidualKind::Residual && opts->n > 1) m.residual = ResidualKind::MHC;
+    if (*n_option > 0) {
+      m.mhc_n = *n_option;
+      if (m.residual == ResidualKind::Residual && *n_option > 1) m.residual = ResidualKind::MHC;
     }
     const int64_t n = m.mhc_n, c = m.hidden;
     const DType act = s.precision.activations;
@@ -59,11 +48,12 @@ void setup_traffic(CLI::App& app) {
         {"fused_recompute_step_bytes", "of which recompute", fused.recompute.total(), "TB", 1e-12, 2},
         {"recompute_block", "recompute block L_r (per stage)", mem.recompute_block, "layers"},
         {"recompute_saved_bytes", "activation memory saved per GPU", mem.mhc_recompute_saved_bytes, "GiB", 1.0 / kGiB, 2}};
-    if (opts->out.json)
-      return print_json({{"rows", t.to_json()}, {"summary", reports::quantities_to_json(q)}});
+    if (json) return print_json({{"rows", t.to_json()}, {"summary", reports::quantities_to_json(q)}});
     t.print_text(std::cout);
     reports::print_quantities(std::cout, "per step: " + s.name, q);
   });
+  cmd->add_option("--n", *n_option, "Expansion rate n (default: model.mhc_n; n > 1 turns a residual model into mHC)")
+      ->check(CLI::PositiveNumber);
 }
 
 }  // namespace mhcsim::cli

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The cost verbs through the real binary: each answers the brief's what-if questions with units
+# in the table and the same numbers in --json (figures: DESIGN.md's sources, as in tests/cost).
+set -u
+M="$1"; SRC="$2"
+source "$SRC/tests/cli/check.sh"
+V3T="$SRC/scenarios/deepseek_v3_train.toml"; V3S="$SRC/scenarios/deepseek_v3_serve.toml"
+MHC="$SRC/scenarios/mhc_27b_h100.toml"
+
+# mHC paper Table 2 at n = 4: 21C+24 read per token per layer unfused, (n+1)C read fused.
+check traffic_table 0 "read \(KB\)" -- "$M" traffic -s "$MHC" --n 4
+check_json traffic_n1 'assert find(d, "recompute_block") == 0' -- traffic -s "$MHC" --n 1
+# DeepSeek-V3 MLA: 70,272 B per token at BF16; MHA-shaped heads 71.1x more.
+check_json kv_mla 'r = d[0]; assert r["attention"].startswith("mla") and r["bytes_per_token"] == 70272, r' -- kv -s "$V3S" --context 131072 --batch 1
+check_json kv_mha 'r = [x for x in d if x["attention"] == "mha"][0]; assert abs(r["vs_model"] - 71.1) < 0.1, r' -- kv -s "$V3S"
+check kv_units 0 "per token \(KB\).*seqs/GPU" -- "$M" kv -s "$V3S"
+# DeepEP's accounting: 7,408 B FP8 dispatch and 14,336 B BF16 combine per selected expert.
+check_json a2a_payload 'assert find(d, "dispatch_logical_bytes") == 8 * 7408 and find(d, "combine_logical_bytes") == 8 * 14336' -- a2a -s "$V3T"
+check_json a2a_tokens 'assert find(d, "tokens") == 128' -- a2a -s "$V3T" --tokens 128
+# DualPipe vs 1F1B at PP 16, 32 micro-batches: every schedule a row, DualPipe's bubble smaller.
+check_json bubble_rows 'b = {r["schedule"]: r["bubble_s"] for r in d}; assert len(b) == 5 and b["dualpipe"] < b["1f1b"], b' -- bubble -s "$V3T" --set parallel.micro_batches=32
+check bubble_odd_pp 0 "dualpipe .*even" -- "$M" bubble -s "$V3T" --set parallel.schedule=1f1b --set parallel.pp=15 --set parallel.extra_stage_layers=14 --set hardware.gpus=1920
+# Memory: V3 training fits 80 GiB with its selective recompute, not without.
+check_json memory_fits 'assert find(d, "fits") == "yes" and finite(d)' -- memory -s "$V3T"
+check_json memory_oom 'assert find(d, "fits") == "no"' -- memory -s "$V3T" --set parallel.activation_recompute=none
+# Step: training near the measured 19.926 s; serving answers tokens/s per node and GPUs for the load.
+check_json step_train 'assert abs(find(d, "step_s") / 19.926 - 1) < 0.05' -- step -s "$V3T"
+check_json step_decode 'assert 14.8e3 <= find(d, "tokens_per_s_per_node") <= 29.6e3 and find(d, "gpus_for_target") > 0' -- step -s "$V3S"
+check step_prefill 0 "time to first token +[0-9.]+ ms" -- "$M" step -s "$V3S" --set workload.phase=prefill
+check step_units 0 "step time +[0-9.]+ s" -- "$M" step -s "$V3T"
+# Bad input: one line naming the key, exit 2.
+one_line a2a_dense "$M" a2a -s "$SRC/scenarios/llama3_70b_gqa.toml"
+one_line step_bad_overlap "$M" step -s "$V3T" --set parallel.overlap=2
+summary cli_cost_verbs
