@@ -6,6 +6,7 @@
 
 #include "mhcsim/cost/kv_cache.h"
 #include "mhcsim/cost/memory.h"
+#include "mhcsim/cost/serve.h"
 #include "mhcsim/cost/step.h"
 #include "mhcsim/sim/simulate.h"
 #include "mhcsim/units.h"
@@ -65,7 +66,13 @@ Evaluator analytic_evaluator() {
   return {"analytic", metrics(), [](const Scenario& s) {
             Evaluation e = start(s);
             // Out-of-memory points still get their step time: it says what they would cost.
-            if (s.workload.mode == WorkloadMode::Train) fill_step(cost::step_estimate(s), e);
+            if (s.workload.mode == WorkloadMode::Train) {
+              fill_step(cost::step_estimate(s), e);
+            } else {
+              const auto serve = cost::serve_estimate(s);
+              e.values[kStep] = serve.step_seconds;
+              e.values[kTokens] = serve.tokens_per_second_per_gpu * static_cast<double>(s.hardware.gpus);
+            }
             return e;
           }};
 }

@@ -5,7 +5,9 @@
 
 #include "mhcsim/cost/flops.h"
 #include "mhcsim/cost/kv_cache.h"
+#include "mhcsim/cost/serve.h"
 #include "mhcsim/cost/step.h"
+#include "mhcsim/reports/svg.h"
 #include "mhcsim/units.h"
 #include "report_parts.h"
 
@@ -15,6 +17,29 @@ namespace {
 using reports::Quantity;
 int64_t i(int64_t v) { return v; }
 std::string str(std::string_view v) { return std::string(v); }
+
+// The batch trade-off: throughput per node against the per-sequence latency, one point per
+// batch size up to what the KV cache holds.
+reports::Figure throughput_vs_latency(const Scenario& s, int64_t max_batch) {
+  const bool decode = s.workload.phase == ServePhase::Decode;
+  reports::LineChart chart;
+  chart.title = fmt::format("{} throughput vs latency, batch 1 to {}", to_string(s.workload.phase), max_batch);
+  chart.x = {decode ? "time per output token" : "time to first token", "ms", true, 1e3};
+  chart.y = {"tokens/s per node", "tokens/s", true};
+  reports::Series points{fmt::format("context {}", s.workload.context_len), {}, {}};
+  Scenario v = s;
+  for (int64_t batch = 1; batch <= max_batch; batch *= 2) {
+    v.workload.batch_seqs = batch;
+    const auto e = cost::serve_estimate(v);
+    points.x.push_back(e.latency_seconds);
+    points.y.push_back(e.tokens_per_second_per_node);
+  }
+  chart.series.push_back(std::move(points));
+  return {"serve_throughput_latency",
+          "Each point doubles the batch per replica (1, 2, 4, ...) while the KV cache still holds it; the "
+          "scenario's own batch is in the table above.",
+          reports::render_svg(chart)};
+}
 
 }  // namespace
 
@@ -88,9 +113,30 @@ reports::Section cost_section(const Scenario& s) {
       {"bytes_per_sequence", "KV cache per sequence (this GPU's share)", fit.bytes_per_sequence, "MiB", 1.0 / kMiB, 2},
       {"sequences", "sequences per GPU", fit.sequences, "sequences"},
       {"sequences_per_node", "sequences per node", fit.sequences * h.gpus_per_node, "sequences"}}}}};
+  const auto e = cost::serve_estimate(s);
+  const bool decode = s.workload.phase == ServePhase::Decode;
+  std::vector<Quantity> rate = {
+      {"latency_s", decode ? "time per output token" : "time to first token", e.latency_seconds, "ms", 1e3, 1},
+      {"tokens_per_second_per_gpu", decode ? "output tokens/s per GPU" : "prompt tokens/s per GPU",
+       e.tokens_per_second_per_gpu, "tokens/s", 1, 0},
+      {"tokens_per_second_per_node", fmt::format("tokens/s per node ({} GPUs)", h.gpus_per_node),
+       e.tokens_per_second_per_node, "tokens/s", 1, 0}};
+  if (s.workload.target_tokens_per_second > 0) {
+    rate.push_back({"target_tokens_per_second", "serving load", s.workload.target_tokens_per_second, "tokens/s", 1, 0});
+    rate.push_back({"gpus_for_target", "GPUs for the load", e.gpus_for_target, "GPUs"});
+    rate.push_back({"nodes_for_target", "nodes for the load", e.nodes_for_target, "nodes"});
+    if (h.price_per_gpu_hour > 0)
+      rate.push_back({"cost_per_hour_usd", fmt::format("cost at {:.2f} USD/GPU-hour", h.price_per_gpu_hour),
+                      static_cast<double>(e.gpus_for_target) * h.price_per_gpu_hour, "USD/hour", 1, 0});
+  }
+  sec.blocks.emplace_back(reports::QuantityList{
+      fmt::format("{} throughput at the scenario's batch ({} sequences per replica)", to_string(s.workload.phase),
+                  s.workload.batch_seqs),
+      std::move(rate)});
   sec.blocks.emplace_back(reports::Paragraph{
-      "Tokens/s per node: not reported. The cost model has no serving step estimate yet (decode and "
-      "prefill step time), so throughput per node cannot be derived from it."});
+      "Roofline estimate (cost::serve_estimate): each kernel class takes the longer of its compute and its HBM "
+      "traffic, the EP all-to-all overlaps the other micro-batch up to parallel.overlap."});
+  if (fit.sequences >= 1) sec.blocks.emplace_back(throughput_vs_latency(s, fit.sequences));
   return sec;
 }
 
