@@ -1,21 +1,35 @@
 // Full step estimate (chunk prices, pipeline bubble, DP sync, MFU) for the shipped DeepSeek-V3
-// training scenario; issue 3's target is <= 2 us per configuration on one core.
+// training scenario, and the serving step for its decode scenario; issue 3's target is <= 2 us
+// per configuration on one core.
 #include <benchmark/benchmark.h>
 
+#include <string>
+
+#include "mhcsim/cost/serve.h"
 #include "mhcsim/cost/step.h"
 #include "mhcsim/scenarios/load.h"
 
 namespace {
 
-void BM_StepEstimateDeepSeekV3(benchmark::State& state) {
-  const auto s = mhcsim::scenarios::load_scenario(MHCSIM_SOURCE_DIR "/scenarios/deepseek_v3_train.toml");
+template <class Estimate>
+void run(benchmark::State& state, const char* scenario, Estimate estimate) {
+  const auto s = mhcsim::scenarios::load_scenario(std::string(MHCSIM_SOURCE_DIR "/scenarios/") + scenario);
   for (auto _ : state) {
-    auto e = mhcsim::cost::step_estimate(s);
+    auto e = estimate(s);
     benchmark::DoNotOptimize(e);
   }
   state.SetItemsProcessed(state.iterations());
 }
+
+void BM_StepEstimateDeepSeekV3(benchmark::State& state) {
+  run(state, "deepseek_v3_train.toml", mhcsim::cost::step_estimate);
+}
 BENCHMARK(BM_StepEstimateDeepSeekV3);
+
+void BM_ServeEstimateDeepSeekV3Decode(benchmark::State& state) {
+  run(state, "deepseek_v3_serve.toml", mhcsim::cost::serve_estimate);
+}
+BENCHMARK(BM_ServeEstimateDeepSeekV3Decode);
 
 }  // namespace
 
