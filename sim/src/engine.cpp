@@ -28,7 +28,7 @@ constexpr int32_t kNoOp = -1;
 constexpr size_t kInlineSuccessors = 2;
 
 struct OpState {
-  double duration_seconds;
+  double time_seconds;     // the op's duration until it starts, then its start time
   int32_t pending;         // predecessors not yet finished
   int32_t stream;
   int32_t next_in_stream;  // the op its stream runs after it, kNoOp for the last
@@ -42,6 +42,13 @@ struct StreamState {
   int32_t busy;
 };
 
+// Event times compare as integers (event_heap.h), which needs non-negative durations.
+void check_duration(double d, size_t op) {
+  if (!(d >= 0.0 && std::isfinite(d)))
+    throw std::invalid_argument("op " + std::to_string(op) + " has duration " + std::to_string(d) +
+                                " s (expected finite and >= 0)");
+}
+
 void check_graph(const OpGraph& g) {
   if (g.stream.size() >= (size_t{1} << 31))
     throw std::length_error("op graph too large for the event encoding (>= 2^31 ops)");
@@ -51,12 +58,6 @@ void check_graph(const OpGraph& g) {
       if (g.stream_ops[i] <= g.stream_ops[i - 1])
         throw std::logic_error("op graph: stream " + std::to_string(s) +
                                " does not run its ops in increasing id");
-  }
-  for (size_t i = 0; i < g.duration_seconds.size(); ++i) {
-    const double d = g.duration_seconds[i];
-    if (!(d >= 0.0 && std::isfinite(d)))
-      throw std::invalid_argument("op " + std::to_string(i) + " has duration " + std::to_string(d) +
-                                  " s (expected finite and >= 0)");
   }
 }
 
@@ -75,13 +76,12 @@ class Engine {
       link = last[s] = static_cast<int32_t>(i);
       ops_.push_back(record(g, i));
     }
-    t_.start_seconds.resize(n);
     // A stream has at most one op in flight, so neither queue ever outgrows the stream count.
     queue_.reserve(streams_.size());
     instant_.reserve(streams_.size());
   }
 
-  Timeline run() {
+  Timeline run(const OpGraph& g) {
     for (size_t s = 0; s < streams_.size(); ++s) try_start(static_cast<int32_t>(s), 0.0);
     drain_instant(0.0);
     while (!queue_.empty()) {
@@ -94,11 +94,12 @@ class Engine {
     if (seq_ != ops_.size())
       throw std::logic_error("simulation deadlocked: " + std::to_string(ops_.size() - seq_) +
                              " ops never ran (schedule order contradicts dependencies)");
-    return timeline();
+    return timeline(g);
   }
 
  private:
   OpState record(const OpGraph& g, size_t i) {
+    check_duration(g.duration_seconds[i], i);
     OpState o{g.duration_seconds[i], g.pred_count[i], g.stream[i], kNoOp, {kNoOp, kNoOp}, kNoOp};
     const auto b = static_cast<size_t>(g.succ_begin[i]), e = static_cast<size_t>(g.succ_begin[i + 1]);
     for (size_t k = b; k < e && k - b < kInlineSuccessors; ++k) o.succ[k - b] = g.succ[k];
@@ -111,22 +112,26 @@ class Engine {
     return o;
   }
 
+  // Starts the head of stream s if the stream is idle and the head's inputs are done.
   void try_start(int32_t s, double now) {
     StreamState& st = streams_[static_cast<size_t>(s)];
-    if (st.busy || st.head == kNoOp) return;
-    const int32_t op = st.head;
-    const OpState& o = ops_[static_cast<size_t>(op)];
-    if (o.pending != 0) return;
+    if (st.busy || st.head == kNoOp || ops_[static_cast<size_t>(st.head)].pending != 0) return;
     st.busy = 1;
-    t_.start_seconds[static_cast<size_t>(op)] = now;
+    start(st.head, now);
+  }
+
+  void start(int32_t op, double now) {
+    OpState& o = ops_[static_cast<size_t>(op)];
+    const double duration = o.time_seconds;
+    o.time_seconds = now;
     const uint64_t order = event_order(EventKind::OpFinished, seq_++, op);
     // A zero-length op (a commit marker, a free transfer) would pop at `now` before anything
     // later; finishing it without the heap gives the same timestamps, since streams run in a
     // fixed order and an op starts the moment it is both ready and at its stream's head.
-    if (o.duration_seconds == 0.0)
+    if (duration == 0.0)
       instant_.push_back(op);
     else
-      queue_.push({std::bit_cast<uint64_t>(now + o.duration_seconds), order});
+      queue_.push({std::bit_cast<uint64_t>(now + duration), order});
     // While the op runs, fetch the records its finish will touch (a large graph does not fit
     // in the cache, and these loads would otherwise stall the loop one after another).
     if (o.next_in_stream != kNoOp) __builtin_prefetch(&ops_[static_cast<size_t>(o.next_in_stream)]);
@@ -163,14 +168,17 @@ class Engine {
 
   // An op ends at start + duration: the time its event was pushed for (zero-length ops end
   // where they start), so the end times need not be stored during the run.
-  Timeline timeline() {
-    t_.end_seconds.resize(ops_.size());
+  Timeline timeline(const OpGraph& g) const {
+    Timeline t;
+    t.start_seconds.reserve(ops_.size());
+    t.end_seconds.reserve(ops_.size());
     for (size_t i = 0; i < ops_.size(); ++i) {
-      t_.end_seconds[i] = t_.start_seconds[i] + ops_[i].duration_seconds;
-      t_.makespan_seconds = std::max(t_.makespan_seconds, t_.end_seconds[i]);
+      t.start_seconds.push_back(ops_[i].time_seconds);
+      t.end_seconds.push_back(ops_[i].time_seconds + g.duration_seconds[i]);
+      t.makespan_seconds = std::max(t.makespan_seconds, t.end_seconds.back());
     }
-    t_.events = static_cast<int64_t>(seq_);
-    return std::move(t_);
+    t.events = static_cast<int64_t>(seq_);
+    return t;
   }
 
   std::vector<OpState> ops_;
@@ -179,11 +187,10 @@ class Engine {
   detail::EventHeap queue_;
   std::vector<int32_t> instant_;  // zero-length ops started at the current time
   uint64_t seq_ = 0;
-  Timeline t_;
 };
 
 }  // namespace
 
-Timeline run(const OpGraph& graph) { return Engine(graph).run(); }
+Timeline run(const OpGraph& graph) { return Engine(graph).run(graph); }
 
 }  // namespace mhcsim::sim
