@@ -5,6 +5,9 @@
 #include <catch2/catch.hpp>
 
 #include <array>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
 
 #include "mhcsim/cost/pipeline.h"
 #include "mhcsim/error.h"
@@ -125,6 +128,68 @@ TEST_CASE("same input, bit-identical timeline") {
   CHECK(a.timeline.start_seconds == b.timeline.start_seconds);
   CHECK(a.timeline.end_seconds == b.timeline.end_seconds);
   CHECK(a.timeline.events == b.timeline.events);
+}
+
+namespace {
+
+// The same graph with op `op` renamed to new_id[op]; new_id must keep each stream's ops in
+// increasing id for the engine to accept it.
+OpGraph renumbered(const OpGraph& g, const std::vector<int32_t>& new_id) {
+  const auto n = static_cast<size_t>(g.op_count());
+  auto at = [&](int32_t op) { return static_cast<size_t>(new_id[static_cast<size_t>(op)]); };
+  OpGraph h = g;
+  std::vector<int32_t> degree(n);
+  for (size_t op = 0; op < n; ++op) {
+    const auto i = at(static_cast<int32_t>(op));
+    h.stream[i] = g.stream[op];
+    h.duration_seconds[i] = g.duration_seconds[op];
+    h.label[i] = g.label[op];
+    h.pred_count[i] = g.pred_count[op];
+    degree[i] = g.succ_begin[op + 1] - g.succ_begin[op];
+  }
+  for (size_t i = 0; i < n; ++i) h.succ_begin[i + 1] = h.succ_begin[i] + degree[i];
+  for (size_t op = 0; op < n; ++op) {
+    auto k = static_cast<size_t>(h.succ_begin[at(static_cast<int32_t>(op))]);
+    for (int32_t e = g.succ_begin[op]; e < g.succ_begin[op + 1]; ++e)
+      h.succ[k++] = new_id[static_cast<size_t>(g.succ[static_cast<size_t>(e)])];
+  }
+  for (auto& op : h.stream_ops) op = new_id[static_cast<size_t>(op)];
+  for (auto& op : h.forward_first_op) op = new_id[static_cast<size_t>(op)];
+  for (auto& op : h.backward_last_op) op = new_id[static_cast<size_t>(op)];
+  return h;
+}
+
+}  // namespace
+
+// An op starts at max(end of its stream's previous op, ends of its predecessors), so neither
+// the op numbering nor the order in which same-time events pop may change any time.
+TEST_CASE("op numbering does not change the timeline") {
+  const auto kind = GENERATE(Schedule::OneF1B, Schedule::DualPipe);
+  const auto s = simulate(make_spec(kind, 8, 32), test::moe_prices());
+  std::vector<int32_t> new_id(static_cast<size_t>(s.graph.op_count()));
+  for (size_t i = 0; i < new_id.size(); ++i)  // stream by stream: ids no longer follow time
+    new_id[static_cast<size_t>(s.graph.stream_ops[i])] = static_cast<int32_t>(i);
+  const auto t = run(renumbered(s.graph, new_id));
+  CHECK(t.events == s.timeline.events);
+  CHECK(t.makespan_seconds == s.timeline.makespan_seconds);
+  size_t same = 0;
+  for (size_t op = 0; op < new_id.size(); ++op) {
+    const auto i = static_cast<size_t>(new_id[op]);
+    same += t.start_seconds[i] == s.timeline.start_seconds[op] && t.end_seconds[i] == s.timeline.end_seconds[op];
+  }
+  CHECK(same == new_id.size());
+
+  std::vector<int32_t> reversed(new_id.size());  // breaks every stream's increasing order
+  for (size_t op = 0; op < reversed.size(); ++op) reversed[op] = static_cast<int32_t>(reversed.size() - 1 - op);
+  CHECK_THROWS_AS(run(renumbered(s.graph, reversed)), std::logic_error);
+}
+
+TEST_CASE("the engine rejects negative and non-finite durations") {
+  using Catch::Matchers::Contains;
+  const auto spec = make_spec(Schedule::OneF1B, 4, 8);
+  CHECK_THROWS_WITH(simulate(spec, uniform_prices(1.0, -3.0, 1.0)), Contains("expected finite and >= 0"));
+  CHECK_THROWS_AS(simulate(spec, uniform_prices(std::nan(""), 1.0, 1.0)), std::invalid_argument);
+  CHECK_THROWS_AS(simulate(spec, uniform_prices(1.0, 1.0, std::numeric_limits<double>::infinity())), std::invalid_argument);
 }
 
 TEST_CASE("hundreds to a thousand pipeline ranks simulate") {
