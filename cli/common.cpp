@@ -1,8 +1,6 @@
 #include "common.h"
 
-#include <fstream>
 #include <memory>
-#include <sstream>
 
 #include "mhcsim/calib/attach.h"
 #include "mhcsim/error.h"
@@ -41,15 +39,6 @@ void attach_calibration(Scenario& s) {
   // A profile changes every prediction: say which one, and warn when it is from another GPU.
   for (const auto& w : calib::attach_calibration(s)) std::cerr << "mhcsim: warning: " << w << "\n";
   if (s.calibration) std::cerr << "mhcsim: " << calib::describe_calibration(*s.calibration) << "\n";
-}
-
-std::string read_scenario_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in || std::filesystem::is_directory(path))
-    throw InputError("", "cannot open scenario file (no such file or not readable)", {path.string(), 0});
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 Scenario load_scenario(const ScenarioOptions& opts) {

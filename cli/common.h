@@ -39,8 +39,6 @@ std::vector<scenarios::Override> scenario_overrides(const ScenarioOptions& opts)
 // Reads s.calibration_path into s.calibration and says so on stderr (with any GPU-mismatch
 // warning); load_scenario calls it.
 void attach_calibration(Scenario& s);
-// The scenario file's text; InputError when it cannot be read.
-std::string read_scenario_text(const std::filesystem::path& path);
 
 // Prints JSON (pretty, one document) to stdout.
 void print_json(const nlohmann::json& doc);

@@ -32,7 +32,7 @@ void setup_report(CLI::App& app) {
   cmd->callback([opts] {
     reports::require_writable(opts->dir, opts->force);  // before the work, not after it
     const Scenario s = load_scenario(opts->scn);
-    scenarios::ScenarioTemplate tpl(read_scenario_text(scenario_file(opts->scn)), scenario_file(opts->scn).string(),
+    scenarios::ScenarioTemplate tpl(scenarios::read_scenario_file(scenario_file(opts->scn)), scenario_file(opts->scn).string(),
                                     scenario_overrides(opts->scn));
     reports::write_report(sweep::capacity_report(s, tpl), opts->dir, opts->force);
     std::cout << fmt::format("wrote {0}/report.html, {0}/report.md and {0}/figures/\n", opts->dir);

@@ -57,7 +57,7 @@ sweep::Evaluator with_calibration(sweep::Evaluator e, scenarios::ScenarioTemplat
 
 void run(const SweepOptions& o) {
   const auto path = scenario_file(o.scn);
-  scenarios::ScenarioTemplate tpl(read_scenario_text(path), path.string(), scenario_overrides(o.scn));
+  scenarios::ScenarioTemplate tpl(scenarios::read_scenario_file(path), path.string(), scenario_overrides(o.scn));
   std::vector<sweep::SweepAxis> axes;
   for (const auto& text : o.axes) axes.push_back(sweep::parse_sweep_axis(text));
   const sweep::Grid grid(std::move(axes));

@@ -57,13 +57,17 @@ Scenario load_scenario_from_string(const std::string& toml_text, const std::stri
   return build(parse_scenario_text(toml_text, file_name), file_name, overrides);
 }
 
-Scenario load_scenario(const std::filesystem::path& path, const std::vector<Override>& overrides) {
+std::string read_scenario_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in || std::filesystem::is_directory(path))
     throw InputError("", "cannot open scenario file (no such file or not readable)", {path.string(), 0});
   std::ostringstream text;
   text << in.rdbuf();
-  return load_scenario_from_string(text.str(), path.string(), overrides);
+  return text.str();
+}
+
+Scenario load_scenario(const std::filesystem::path& path, const std::vector<Override>& overrides) {
+  return load_scenario_from_string(read_scenario_file(path), path.string(), overrides);
 }
 
 std::vector<KeyInfo> scenario_keys() {

@@ -17,6 +17,9 @@ struct Override {
 };
 Override parse_override(const std::string& text);  // throws InputError on "key" without '='
 
+// The scenario file's text; InputError naming the file when it cannot be read.
+std::string read_scenario_file(const std::filesystem::path& path);
+
 // Reads, applies overrides, validates. Throws InputError `file:line: key: reason`.
 Scenario load_scenario(const std::filesystem::path& path,
                        const std::vector<Override>& overrides = {});
