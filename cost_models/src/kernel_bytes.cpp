@@ -89,6 +89,18 @@ void require_moe(int64_t tokens, int64_t top_k, int64_t hidden) {
 }
 }  // namespace
 
+double mhc_coeff_flops(int64_t n, int64_t channels, int64_t tokens) {
+  require_shape(n, channels, tokens);
+  return 2.0 * static_cast<double>(n * channels) * static_cast<double>(n * n + 2 * n) * static_cast<double>(tokens);
+}
+
+KernelBytes moe_gate_bytes(int64_t tokens, int64_t experts, int64_t top_k) {
+  require_moe(tokens, top_k, 1);
+  check(experts >= top_k, "model.routed_experts", "must be >= top_k");
+  const double t = static_cast<double>(tokens), e = static_cast<double>(experts);
+  return {kF32 * (t * e + e), (kF32 + kIdx) * t * static_cast<double>(top_k)};
+}
+
 KernelBytes moe_permute_bytes(int64_t tokens, int64_t top_k, int64_t hidden, DType act) {
   require_moe(tokens, top_k, hidden);
   const double t = static_cast<double>(tokens), rows = t * static_cast<double>(top_k);

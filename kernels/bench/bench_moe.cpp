@@ -7,7 +7,6 @@
 
 #include "bench_util.h"
 #include "mhcsim/cost/kernel_bytes.h"
-#include "mhcsim/cost/kernel_bytes_extra.h"
 #include "mhcsim/kernels/device_buffer.h"
 #include "mhcsim/kernels/kernel_buffers.h"
 #include "mhcsim/kernels/moe.h"

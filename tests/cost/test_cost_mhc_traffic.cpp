@@ -70,6 +70,12 @@ TEST_CASE("kernel byte counts: bf16 streams, fp32 coefficients") {
   CHECK(coeff.read_bytes == t * n * c * 2.0 + (n * c + 1.0) * 24 * 4.0);  // + phi and bias once
   CHECK(mhc_sinkhorn_forward_bytes(n, t).total() == 2.0 * t * 16 * 4);
   CHECK(mhc_sinkhorn_backward_bytes(n, t).total() == 3.0 * t * 16 * 4);
+  CHECK(mhc_coeff_flops(n, c, t) == 2.0 * t * n * c * 24);
+  // DeepSeek-V3 gate: 256 fp32 logits + bias in, top-8 int32 indices and fp32 weights out.
+  const auto gate = moe_gate_bytes(t, 256, 8);
+  CHECK(gate.read_bytes == 4.0 * (t * 256 + 256));
+  CHECK(gate.write_bytes == 8.0 * t * 8);
+  CHECK_THROWS_AS(moe_gate_bytes(t, 4, 8), SpecError);
   CHECK_THROWS_AS(mhc_post_res_fused_bytes(0, c, t, DType::BF16), SpecError);
   CHECK_THROWS_AS(mhc_pre_bytes(n, 0, t, DType::BF16), SpecError);
 }

@@ -46,6 +46,14 @@ struct MlaDecodeShape {
 double mla_decode_flops(const MlaDecodeShape& s);
 double mla_decode_bytes(const MlaDecodeShape& s, DType kv, DType q);
 
+// mHC coefficient matmul x phi (paper Eq. 14): 2 nC (n^2+2n) FLOPs per token; the norm and
+// the sigmoids are O(nC + n^2) and left out.
+double mhc_coeff_flops(int64_t n, int64_t channels, int64_t tokens);
+
+// MoE gate (DeepSeek-V3 report 2.1.2): reads tokens x experts fp32 logits and the expert
+// bias; writes top_k int32 indices and fp32 weights per token.
+KernelBytes moe_gate_bytes(int64_t tokens, int64_t experts, int64_t top_k);
+
 // MoE permute into the expert-major layout: reads each token's hidden once and the top-k
 // indices (int32), writes tokens x top_k rows plus two int32 index maps.
 KernelBytes moe_permute_bytes(int64_t tokens, int64_t top_k, int64_t hidden, DType act);
