@@ -71,4 +71,7 @@ TEST_CASE("merge_spans unions overlapping and touching spans, drops empty ones; 
   CHECK(merge_spans(b) == 1.5);
   CHECK(intersection_seconds(a, b) == 1.0);  // [2, 2.5) and [3, 3.5)
   CHECK(intersection_seconds(a, {}) == 0.0);
+  std::vector<Span> sorted{{0.0, 1.0}, {0.5, 2.0}, {2.0, 2.0}, {3.0, 4.0}};
+  CHECK(merge_sorted_spans(sorted) == 3.0);
+  CHECK(sorted == std::vector<Span>{{0.0, 2.0}, {3.0, 4.0}});
 }

@@ -6,6 +6,10 @@ namespace mhcsim {
 
 double merge_spans(std::vector<Span>& spans) {
   std::sort(spans.begin(), spans.end());
+  return merge_sorted_spans(spans);
+}
+
+double merge_sorted_spans(std::vector<Span>& spans) {
   size_t out = 0;
   for (const auto& s : spans) {
     if (s.second <= s.first) continue;  // empty spans add nothing
