@@ -34,6 +34,13 @@ Micro micro_batch(const WorkloadSpec& w) {
 
 }  // namespace
 
+double tp_all_reduce_seconds(const Scenario& s, double tokens) {
+  const auto& p = s.parallel;
+  if (p.tp <= 1) return 0;
+  const double bytes = tokens * d(s.model.hidden) * bytes_per_element(s.precision.activations);
+  return ring_all_reduce_seconds(allreduce_rate(s, p.tp > s.hardware.gpus_per_node), bytes, d(p.tp));
+}
+
 ChunkCost chunk_cost(const Scenario& s, int64_t layers_per_chunk) {
   const auto& m = s.model;
   const auto& p = s.parallel;
@@ -75,8 +82,14 @@ ChunkCost chunk_cost(const Scenario& s, int64_t layers_per_chunk) {
   }
   c.mhc_forward_seconds = mhc_forward;
 
-  c.attn_forward_seconds = attn_linear + attn_core + 0.5 * (elementwise + c.mhc_forward_seconds);
-  c.mlp_forward_seconds = mlp_linear + 0.5 * (elementwise + c.mhc_forward_seconds);
+  // Megatron TP (Shoeybi et al. 2019, sec. 3): one all-reduce of the micro-batch's hidden after
+  // attention and one after the MLP in the forward, the same two in the backward; they sit
+  // between dependent GEMMs, so they count as compute-path time, not as overlappable traffic.
+  const double tp_all_reduce = d(layers_per_chunk) * tp_all_reduce_seconds(s, mb.tokens);
+  c.tp_comm_seconds = 4.0 * tp_all_reduce;
+
+  c.attn_forward_seconds = attn_linear + attn_core + 0.5 * (elementwise + c.mhc_forward_seconds) + tp_all_reduce;
+  c.mlp_forward_seconds = mlp_linear + 0.5 * (elementwise + c.mhc_forward_seconds) + tp_all_reduce;
   // Backward: dgrad and wgrad each cost the forward GEMM; attention's core backward is 2x its
   // forward, all input gradient; memory-bound kernels 2x (read output grads, write input grads).
   // Activation recompute replays forward work inside the input-gradient pass. Selective
@@ -95,9 +108,10 @@ ChunkCost chunk_cost(const Scenario& s, int64_t layers_per_chunk) {
       break;
   }
   c.recompute_seconds = attn_recompute + mlp_recompute;
-  c.attn_backward_input_seconds = attn_linear + 2 * attn_core + elementwise + 0.5 * mhc_backward + attn_recompute;
+  c.attn_backward_input_seconds =
+      attn_linear + 2 * attn_core + elementwise + 0.5 * mhc_backward + attn_recompute + tp_all_reduce;
   c.attn_backward_weight_seconds = attn_linear;
-  c.mlp_backward_input_seconds = mlp_linear + elementwise + 0.5 * mhc_backward + mlp_recompute;
+  c.mlp_backward_input_seconds = mlp_linear + elementwise + 0.5 * mhc_backward + mlp_recompute + tp_all_reduce;
   c.mlp_backward_weight_seconds = mlp_linear;
 
   if (m.is_moe() && p.ep > 1) {

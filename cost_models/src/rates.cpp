@@ -71,4 +71,17 @@ LinkRate nic_rate(const Scenario& s) {
               "hardware.nic_gbps_per_gpu");
 }
 
+LinkRate allreduce_rate(const Scenario& s, bool cross_node) {
+  const auto& h = s.hardware;
+  return cross_node ? link(s, "allreduce_inter", h.nic_gbps_per_gpu, kDefaultNicEfficiency, h.nic_latency_us,
+                           "hardware.nic_gbps_per_gpu")
+                    : link(s, "allreduce_intra", h.gpu.nvlink_gbps, kDefaultNvlinkEfficiency,
+                           h.nvlink_latency_us, "hardware.gpu.nvlink_gbps");
+}
+
+double ring_all_reduce_seconds(const LinkRate& link, double bytes, double ranks) {
+  if (ranks <= 1 || bytes <= 0) return 0;
+  return link.seconds(2.0 * (ranks - 1.0) / ranks * bytes, 2.0 * (ranks - 1.0));
+}
+
 }  // namespace mhcsim::cost

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "mhcsim/cost/all_to_all.h"
+#include "mhcsim/cost/chunk_cost.h"
 #include "mhcsim/cost/flops.h"
 #include "mhcsim/cost/kernel_bytes.h"
 #include "mhcsim/cost/kv_cache.h"
@@ -112,6 +113,8 @@ ServeEstimate serve_estimate(const Scenario& s) {
     const auto a2a = a2a_time(s, tokens / tp);
     e.a2a_seconds = d(m.moe_layers()) * stage * (a2a.dispatch_seconds() + a2a.combine_seconds());
   }
+  // Megatron TP: two all-reduces of the micro-batch's hidden per layer, on the critical path.
+  e.tp_comm_seconds = 2.0 * layers * tp_all_reduce_seconds(s, tokens);
   e.exposed_a2a_seconds = exposed_communication(e.compute_seconds(), e.a2a_seconds, p.overlap);
   if (p.pp > 1) {
     const double streams = m.residual != ResidualKind::Residual ? d(m.mhc_n) : 1.0;
@@ -119,7 +122,7 @@ ServeEstimate serve_estimate(const Scenario& s) {
     const bool cross_node = s.hardware.gpus > s.hardware.gpus_per_node;
     e.pp_send_seconds = (cross_node ? nic_rate(s) : nvlink_rate(s)).seconds(bytes, 1);
   }
-  e.stage_seconds = e.compute_seconds() + e.exposed_a2a_seconds + e.pp_send_seconds;
+  e.stage_seconds = e.compute_seconds() + e.tp_comm_seconds + e.exposed_a2a_seconds + e.pp_send_seconds;
   e.step_seconds = d(e.micro_batches) * e.stage_seconds;
   e.latency_seconds = e.step_seconds;
   e.tokens_per_second_per_gpu = e.tokens_per_step / e.step_seconds / (tp * d(p.pp));

@@ -13,12 +13,10 @@ namespace mhcsim::cost {
 namespace {
 double d(int64_t v) { return static_cast<double>(v); }
 
-// Ring reduce-scatter + all-gather of one GPU's gradients/parameters over `ranks` peers on the
-// inter-node links: 2 (n-1)/n x bytes (nccl-tests all-reduce bus factor).
+// Reduce-scatter of the gradients + all-gather of the parameters over the DP peers: the
+// bytes of one ring all-reduce, on the inter-node links once the job spans nodes.
 double dp_sync_seconds(const Scenario& s, double bytes, double ranks) {
-  if (ranks <= 1 || bytes <= 0) return 0;
-  const auto link = s.hardware.gpus > s.hardware.gpus_per_node ? nic_rate(s) : nvlink_rate(s);
-  return link.seconds(2.0 * (ranks - 1.0) / ranks * bytes, 2.0 * (ranks - 1.0));
+  return ring_all_reduce_seconds(allreduce_rate(s, s.hardware.gpus > s.hardware.gpus_per_node), bytes, ranks);
 }
 }  // namespace
 

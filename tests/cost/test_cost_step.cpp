@@ -87,6 +87,19 @@ TEST_CASE("chunk_cost: backward = dgrad + wgrad, a2a with EP, mHC streams cross 
   CHECK(v3.mhc_forward_seconds == 0);
 }
 
+TEST_CASE("TP all-reduces: 4 per layer per micro-batch (Megatron), ring over NVLink, none at TP 1") {
+  const auto s = shipped("llama3_70b_gqa.toml");  // TP 8 in one node
+  const auto c = chunk_cost(s, 4);
+  const double bytes = 8192.0 * 8192 * 2;  // one micro-batch (8192 tokens) of the hidden in BF16
+  const auto link = allreduce_rate(s, false);
+  CHECK_THAT(c.tp_comm_seconds, WithinRel(4 * 4 * ring_all_reduce_seconds(link, bytes, 8), 1e-12));
+  CHECK_THAT(ring_all_reduce_seconds(link, bytes, 8), WithinRel(14 * link.alpha_seconds + 1.75 * bytes / link.bytes_per_second, 1e-12));
+  auto one = s;
+  one.parallel.tp = 1;
+  one.parallel.dp *= 8;
+  CHECK(chunk_cost(one, 4).tp_comm_seconds == 0);
+}
+
 TEST_CASE("memory per GPU: ZeRO stages shard optimizer, then grads, then weights") {
   auto s = shipped("deepseek_v3_train.toml");
   s.parallel.zero_stage = 0;

@@ -22,6 +22,7 @@ struct ChunkCost {
   double mlp_backward_weight_seconds = 0;
   double mhc_forward_seconds = 0;          // mHC kernels in this chunk (already inside attn/mlp)
   double recompute_seconds = 0;            // activation recompute (already inside backward input)
+  double tp_comm_seconds = 0;              // TP all-reduces, fwd + bwd (already inside attn/mlp)
   double pp_send_bytes = 0;                // activation sent to the next stage (n x hidden for mHC)
   double pp_send_seconds = 0;
   double activation_bytes = 0;             // activations kept per micro-batch until backward
@@ -37,6 +38,10 @@ struct ChunkCost {
   // Backward of the EP all-to-all mirrors the forward: combine-grad is a dispatch and vice versa.
   double a2a_forward_seconds() const { return dispatch_seconds + combine_seconds; }
 };
+
+// One TP all-reduce of `tokens` x hidden activations over the scenario's TP group (NVLink
+// within a node); 0 without TP.
+double tp_all_reduce_seconds(const Scenario& scenario, double tokens);
 
 // One chunk of `layers_per_chunk` layers for one micro-batch of the scenario's workload.
 // Throws SpecError on impossible specs.

@@ -51,4 +51,12 @@ LinkRate hbm_rate(const Scenario& s, std::string_view kernel);
 LinkRate nvlink_rate(const Scenario& s);
 LinkRate nic_rate(const Scenario& s);
 
+// All-reduce links: collectives["allreduce_intra"/"allreduce_inter"] or the catalog's NVLink /
+// NIC at the default efficiencies; `cross_node` picks the class.
+LinkRate allreduce_rate(const Scenario& s, bool cross_node);
+
+// Ring all-reduce of `bytes` on each of `ranks` peers (nccl-tests' bus factor 2 (n-1)/n; one
+// alpha per step of the reduce-scatter and the all-gather). 0 for one rank.
+double ring_all_reduce_seconds(const LinkRate& link, double bytes, double ranks);
+
 }  // namespace mhcsim::cost

@@ -25,6 +25,7 @@ struct ServeEstimate {
   double linear_seconds = 0;          // max(FLOPs / GEMM rate, weights / HBM), dense + experts
   double attention_seconds = 0;       // max(FLOPs / BF16 rate, KV / HBM)
   double elementwise_seconds = 0;
+  double tp_comm_seconds = 0;         // TP all-reduces (2 per layer), not overlapped
   double a2a_seconds = 0;             // EP dispatch + combine over the stage's MoE layers
   double exposed_a2a_seconds = 0;     // what the other micro-batch's compute does not hide
   double pp_send_seconds = 0;         // activations to the next stage
