@@ -13,8 +13,12 @@ void write_file_atomically(const std::filesystem::path& path,
                            const std::function<void(std::ostream&)>& write) {
   namespace fs = std::filesystem;
   const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  if (!fs::is_directory(dir))
-    throw std::runtime_error(fmt::format("{}: directory does not exist", dir.string()));
+  // `-o out/sweep` on a fresh checkout: make the folder, as the report's output does.
+  std::error_code made;
+  fs::create_directories(dir, made);
+  if (made || !fs::is_directory(dir))
+    throw std::runtime_error(fmt::format("{}: cannot create the output directory{}", dir.string(),
+                                         made ? " (" + made.message() + ")" : ""));
   const fs::path tmp = dir / fmt::format(".{}.tmp.{}", path.filename().string(), ::getpid());
   try {
     {
