@@ -70,6 +70,8 @@ class Engine {
     const size_t n = g.stream.size();
     std::vector<int32_t> last(streams_.size(), kNoOp);
     ops_.reserve(n);
+    // An op with k > 2 successors takes k - 2 entries and an end mark there, never more than k.
+    more_succ_.reserve(g.succ.size());
     for (size_t i = 0; i < n; ++i) {
       const auto s = static_cast<size_t>(g.stream[i]);
       auto& link = last[s] == kNoOp ? streams_[s].head : ops_[static_cast<size_t>(last[s])].next_in_stream;
