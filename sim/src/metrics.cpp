@@ -3,52 +3,20 @@
 #include <algorithm>
 #include <utility>
 
+#include "mhcsim/intervals.h"
+
 namespace mhcsim::sim {
 namespace {
 
-using Interval = std::pair<double, double>;
-
 // Appends stream st's busy intervals to `out`, keeping it sorted: a stream runs its ops one
 // at a time and in order, so its own intervals come sorted and only need merging in.
-void merge_stream(const OpGraph& g, const Timeline& t, int32_t st, std::vector<Interval>& out) {
+void merge_stream(const OpGraph& g, const Timeline& t, int32_t st, std::vector<Span>& out) {
   const auto mid = static_cast<std::ptrdiff_t>(out.size());
   for (int32_t i = g.stream_begin[static_cast<size_t>(st)]; i < g.stream_begin[static_cast<size_t>(st) + 1]; ++i) {
     const auto op = static_cast<size_t>(g.stream_ops[static_cast<size_t>(i)]);
     out.emplace_back(t.start_seconds[op], t.end_seconds[op]);
   }
   std::inplace_merge(out.begin(), out.begin() + mid, out.end());
-}
-
-// Sorted intervals -> disjoint ones.
-std::vector<Interval> coalesced(const std::vector<Interval>& sorted) {
-  std::vector<Interval> out;
-  out.reserve(sorted.size());
-  for (const auto& iv : sorted) {
-    if (iv.second <= iv.first) continue;
-    if (!out.empty() && iv.first <= out.back().second)
-      out.back().second = std::max(out.back().second, iv.second);
-    else
-      out.push_back(iv);
-  }
-  return out;
-}
-
-double length(const std::vector<Interval>& v) {
-  double sum = 0;
-  for (const auto& [a, b] : v) sum += b - a;
-  return sum;
-}
-
-double overlap(const std::vector<Interval>& x, const std::vector<Interval>& y) {
-  double sum = 0;
-  size_t i = 0, j = 0;
-  while (i < x.size() && j < y.size()) {
-    const double lo = std::max(x[i].first, y[j].first);
-    const double hi = std::min(x[i].second, y[j].second);
-    if (hi > lo) sum += hi - lo;
-    if (x[i].second < y[j].second) ++i; else ++j;
-  }
-  return sum;
 }
 
 // Peak of (+1 at a forward's first start, -1 at its backward's last end) per rank; a release
@@ -93,7 +61,7 @@ StepStats summarize(const OpGraph& g, const Timeline& t) {
   s.events = t.events;
   s.ops = g.op_count();
   const auto peaks = peak_activations(g, t);
-  std::vector<Interval> compute, comm;
+  std::vector<Span> compute, comm;
   for (int32_t r = 0; r < g.layout.ranks; ++r) {
     compute.clear();
     comm.clear();
@@ -101,13 +69,11 @@ StepStats summarize(const OpGraph& g, const Timeline& t) {
       const int32_t st = r * kStreamsPerRank + k;
       merge_stream(g, t, st, is_compute(g.kind_of_stream(st)) ? compute : comm);
     }
-    const auto cu = coalesced(compute);
-    const auto cm = coalesced(comm);
     RankStats rs;
     rs.rank = r;
-    rs.compute_busy_seconds = length(cu);
-    rs.comm_busy_seconds = length(cm);
-    rs.exposed_comm_seconds = rs.comm_busy_seconds - overlap(cu, cm);
+    rs.compute_busy_seconds = merge_sorted_spans(compute);
+    rs.comm_busy_seconds = merge_sorted_spans(comm);
+    rs.exposed_comm_seconds = rs.comm_busy_seconds - intersection_seconds(compute, comm);
     rs.bubble_seconds = s.step_seconds - rs.compute_busy_seconds;
     if (s.step_seconds > 0) {
       rs.bubble_fraction = rs.bubble_seconds / s.step_seconds;
