@@ -146,6 +146,9 @@ int run(int argc, char** argv, int rank, int nranks) {
   int local_rank = 0;
   MPI_Comm_rank(local, &local_rank);
   MPI_Comm_free(&local);
+  // One shared-memory group per node: calib fits rows over more than one node as inter-node.
+  int first_on_node = local_rank == 0 ? 1 : 0, nodes = 1;
+  MPI_Allreduce(&first_on_node, &nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   MHCSIM_CUDA_CHECK(cudaSetDevice(local_rank % devices));
 
   Context ctx;
@@ -178,7 +181,7 @@ int run(int argc, char** argv, int rank, int nranks) {
   }
   if (rank == 0) {
     std::cout << "# Out of bounds values : " << wrong << (wrong ? " FAILED" : " OK") << "\n";
-    if (!opt.json_path.empty()) std::ofstream(opt.json_path) << rows_json(rows, nranks, devices_text, nccl_version) << "\n";
+    if (!opt.json_path.empty()) std::ofstream(opt.json_path) << rows_json(rows, nranks, nodes, devices_text, nccl_version) << "\n";
   }
   ncclCommDestroy(ctx.comm);
   cudaStreamDestroy(ctx.stream);

@@ -30,13 +30,13 @@ void print_row(std::ostream& os, const CollectiveRow& r) {
                     r.wrong < 0 ? std::string("N/A") : std::to_string(r.wrong));
 }
 
-std::string rows_json(const std::vector<CollectiveRow>& rows, int nranks, const std::string& devices,
+std::string rows_json(const std::vector<CollectiveRow>& rows, int nranks, int nodes, const std::string& devices,
                       int nccl_version) {
   nlohmann::json j;
-  j["context"] = {{"nranks", nranks}, {"devices", devices}, {"nccl", nccl_version},
+  j["context"] = {{"nranks", nranks}, {"nodes", nodes}, {"devices", devices}, {"nccl", nccl_version},
                   {"convention", "nccl-tests: size per rank, algbw = size/time, busbw from algbw"}};
   for (const auto& r : rows) {
-    j["rows"].push_back({{"name", fmt::format("NCCL_{}/bytes:{}/ranks:{}", name(r.collective), r.size_bytes, nranks)},
+    j["rows"].push_back({{"name", fmt::format("NCCL_{}/bytes:{}/ranks:{}/nodes:{}", name(r.collective), r.size_bytes, nranks, nodes)},
                          {"collective", name(r.collective)},
                          {"size_bytes", r.size_bytes},
                          {"count", r.count},

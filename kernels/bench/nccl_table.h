@@ -25,7 +25,7 @@ struct CollectiveRow {
 const char* name(Collective c);
 void print_header(std::ostream& os, int nranks, const std::string& devices);
 void print_row(std::ostream& os, const CollectiveRow& row);
-std::string rows_json(const std::vector<CollectiveRow>& rows, int nranks, const std::string& devices,
+std::string rows_json(const std::vector<CollectiveRow>& rows, int nranks, int nodes, const std::string& devices,
                       int nccl_version);
 
 }  // namespace mhcsim::kernels::bench
