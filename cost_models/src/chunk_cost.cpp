@@ -41,6 +41,19 @@ double tp_all_reduce_seconds(const Scenario& s, double tokens) {
   return ring_all_reduce_seconds(allreduce_rate(s, p.tp > s.hardware.gpus_per_node), bytes, d(p.tp));
 }
 
+double stage_send_bytes(const Scenario& s, double tokens) {
+  const auto& m = s.model;
+  const double streams = m.residual != ResidualKind::Residual ? d(m.mhc_n) : 1.0;
+  return tokens * streams * d(m.hidden) * bytes_per_element(s.precision.activations);
+}
+
+double stage_send_seconds(const Scenario& s, double bytes) {
+  if (s.parallel.pp <= 1) return 0;
+  // Stages sit on different nodes once the job spans nodes (PP outermost, Megatron order).
+  const bool cross_node = s.hardware.gpus > s.hardware.gpus_per_node;
+  return (cross_node ? nic_rate(s) : nvlink_rate(s)).seconds(bytes, 1);
+}
+
 ChunkCost chunk_cost(const Scenario& s, int64_t layers_per_chunk) {
   const auto& m = s.model;
   const auto& p = s.parallel;
@@ -121,13 +134,8 @@ ChunkCost chunk_cost(const Scenario& s, int64_t layers_per_chunk) {
     c.combine_seconds = moe_layers * a2a.combine_seconds();
   }
 
-  const double streams = m.residual != ResidualKind::Residual ? d(m.mhc_n) : 1.0;
-  c.pp_send_bytes = mb.tokens * streams * d(m.hidden) * bytes_per_element(s.precision.activations);
-  if (p.pp > 1) {
-    // Stages sit on different nodes once the job spans nodes (PP outermost, Megatron order).
-    const bool cross_node = s.hardware.gpus > s.hardware.gpus_per_node;
-    c.pp_send_seconds = (cross_node ? nic_rate(s) : nvlink_rate(s)).seconds(c.pp_send_bytes, 1);
-  }
+  c.pp_send_bytes = stage_send_bytes(s, mb.tokens);
+  c.pp_send_seconds = stage_send_seconds(s, c.pp_send_bytes);
   c.activation_bytes = mb.tokens / d(p.tp) * activation_bytes_per_token(s, layers_per_chunk);
   return c;
 }

@@ -116,12 +116,7 @@ ServeEstimate serve_estimate(const Scenario& s) {
   // Megatron TP: two all-reduces of the micro-batch's hidden per layer, on the critical path.
   e.tp_comm_seconds = 2.0 * layers * tp_all_reduce_seconds(s, tokens);
   e.exposed_a2a_seconds = exposed_communication(e.compute_seconds(), e.a2a_seconds, p.overlap);
-  if (p.pp > 1) {
-    const double streams = m.residual != ResidualKind::Residual ? d(m.mhc_n) : 1.0;
-    const double bytes = tokens * streams * d(m.hidden) * bytes_per_element(s.precision.activations);
-    const bool cross_node = s.hardware.gpus > s.hardware.gpus_per_node;
-    e.pp_send_seconds = (cross_node ? nic_rate(s) : nvlink_rate(s)).seconds(bytes, 1);
-  }
+  e.pp_send_seconds = stage_send_seconds(s, stage_send_bytes(s, tokens));
   e.stage_seconds = e.compute_seconds() + e.tp_comm_seconds + e.exposed_a2a_seconds + e.pp_send_seconds;
   e.step_seconds = d(e.micro_batches) * e.stage_seconds;
   e.latency_seconds = e.step_seconds;

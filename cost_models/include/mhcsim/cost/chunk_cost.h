@@ -43,6 +43,11 @@ struct ChunkCost {
 // within a node); 0 without TP.
 double tp_all_reduce_seconds(const Scenario& scenario, double tokens);
 
+// Activations `tokens` tokens send to the next pipeline stage (n x hidden streams with mHC),
+// and the time of a send of `bytes` between stages (0 without PP).
+double stage_send_bytes(const Scenario& scenario, double tokens);
+double stage_send_seconds(const Scenario& scenario, double bytes);
+
 // One chunk of `layers_per_chunk` layers for one micro-batch of the scenario's workload.
 // Throws SpecError on impossible specs.
 ChunkCost chunk_cost(const Scenario& scenario, int64_t layers_per_chunk);
