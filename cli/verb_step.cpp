@@ -56,7 +56,7 @@ std::vector<reports::Quantity> serving(const Scenario& s) {
       {"pp_send_s", "stage-boundary send", e.pp_send_seconds, "ms", 1e3},
       {"stage_s", "stage time per micro-batch", e.stage_seconds, "ms", 1e3},
       {"step_s", "step time (whole batch)", e.step_seconds, "ms", 1e3},
-      {"latency_s", decode ? "time per output token" : "time to first token", e.latency_seconds, "ms", 1e3},
+      {"latency_s", decode ? "time per output token" : "time to first token", e.latency_seconds(), "ms", 1e3},
       {"tokens_per_step", decode ? "output tokens per step (replica)" : "prompt tokens per step (replica)",
        e.tokens_per_step, "tokens", 1.0, 0},
       {"tokens_per_s_per_gpu", "throughput per GPU", e.tokens_per_second_per_gpu, "tokens/s", 1.0, 0},

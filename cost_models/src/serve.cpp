@@ -40,7 +40,9 @@ ServeEstimate serve_estimate(const Scenario& s) {
   check(w.mode == WorkloadMode::Serve, "workload.mode", "serving estimates need mode = \"serve\"");
   check(w.batch_seqs >= 1, "workload.batch_seqs", "must be >= 1");
   check(w.context_len >= 1, "workload.context_len", "must be >= 1");
-  check(p.tp >= 1 && p.pp >= 1 && p.ep >= 1, "parallel.tp", "tp, pp and ep must be >= 1");
+  check(p.tp >= 1, "parallel.tp", "must be >= 1");
+  check(p.pp >= 1, "parallel.pp", "must be >= 1");
+  check(p.ep >= 1, "parallel.ep", "must be >= 1");
   check(p.pp <= m.layers, "parallel.pp", "cannot exceed model.layers");
   check(p.overlap >= 0 && p.overlap <= 1, "parallel.overlap", "must be in [0, 1]");
   const auto params = parameter_count(m);  // validates the model
@@ -119,7 +121,6 @@ ServeEstimate serve_estimate(const Scenario& s) {
   e.pp_send_seconds = stage_send_seconds(s, stage_send_bytes(s, tokens));
   e.stage_seconds = e.compute_seconds() + e.tp_comm_seconds + e.exposed_a2a_seconds + e.pp_send_seconds;
   e.step_seconds = d(e.micro_batches) * e.stage_seconds;
-  e.latency_seconds = e.step_seconds;
   e.tokens_per_second_per_gpu = e.tokens_per_step / e.step_seconds / (tp * d(p.pp));
   e.tokens_per_second_per_node = e.tokens_per_second_per_gpu * d(s.hardware.gpus_per_node);
   if (w.target_tokens_per_second > 0) {

@@ -7,93 +7,210 @@
 #include "device_utils.cuh"
 #include "mhcsim/kernels/mla_decode.h"
 
+// MLA decode, weight-absorbed, over a paged bf16 latent cache (FlashMLA layout), split-KV, on
+// tensor cores (mma.sync bf16 -> fp32). Block (head block, split, sequence) holds 16 G query
+// heads and streams its token range through a 3-stage cp.async ring of 32-token tiles, so each
+// cache row is read from HBM once per head block: with h_q <= 32 (TP-split heads), once.
+// Per tile, warp (g, w) of head group g (16 heads):
+//   S = Q K^T for tokens [8w, 8w + 8) over the 576 dims            (36 mma)
+//   online-softmax row statistics over the tile's 32 tokens        (CUDA cores, 8 lanes a row)
+//   O[:, 128w, 128w + 128) = O corr + P V, P rounded to bf16        (32 mma)
+// A second kernel merges the splits. The token-parallel QK split keeps every tensor-core op
+// single-issue across the group; S and P go through shared memory between the two phases.
+#include <cmath>
+
+#include "device_utils.cuh"
+#include "mhcsim/kernels/mla_decode.h"
+#include "mma.cuh"
+
 namespace mhcsim::kernels {
 namespace {
 
-constexpr int kHeadsPerBlock = 8;
-constexpr int kThreads = kHeadsPerBlock * 32;
-constexpr int kTileTokens = 32;
-// Row pitch 584 bf16 = 73 x 16 B: odd, so the 16-byte row reads of a quarter-warp hit
-// distinct banks.
+constexpr int kTile = 32;                                   // tokens per pipeline stage
+constexpr int kStages = 3;                                  // 2 tiles in flight while one computes
+constexpr int kWarpsPerGroup = 4;                           // per 16 heads
+constexpr int kDimsPerWarp = int(kMlaLatentDim) / kWarpsPerGroup;  // 128 latent dims of O
+constexpr int kRowVectors = int(kMlaHeadDim) / 8;            // 72 x 16 B per cache row
+// Pitches (elements) chosen so the fragment loads of a warp hit 32 distinct banks: 584 bf16 =
+// 292 words = 4 mod 32 per row; 40 bf16 = 20 words; 36 floats.
 constexpr int kRowPitch = int(kMlaHeadDim) + 8;
-constexpr int kDimsPerLane = int(kMlaLatentDim) / 32;  // 16, as 8 bf16 pairs
-constexpr int kPartialFloats = int(kMlaLatentDim) + 2;  // o (unnormalised), max, sum
+constexpr int kPPitch = kTile + 8;
+constexpr int kSPitch = kTile + 4;
+constexpr int kPartialFloats = int(kMlaLatentDim) + 2;     // o (unnormalised), max, sum
 
-__global__ void __launch_bounds__(kThreads) split_kernel(MlaDecodeParams p, int64_t num_splits) {
-  __shared__ __align__(16) bf16_bits q_s[kHeadsPerBlock][kMlaHeadDim];
-  __shared__ __align__(16) bf16_bits kv_s[kTileTokens][kRowPitch];
-  const int64_t split = blockIdx.x, b = blockIdx.z;
+template <int G>
+struct Smem {
+  static constexpr int kHeads = 16 * G;
+  static constexpr size_t kKv = size_t(kStages) * kTile * kRowPitch * sizeof(bf16_bits);
+  static constexpr size_t kQ = size_t(kHeads) * kRowPitch * sizeof(bf16_bits);
+  static constexpr size_t kS = size_t(kHeads) * kSPitch * sizeof(float);
+  static constexpr size_t kP = size_t(kHeads) * kPPitch * sizeof(bf16_bits);
+  static constexpr size_t kStats = size_t(kHeads) * 3 * sizeof(float);  // max, sum, correction
+  static constexpr size_t kBytes = kKv + kQ + kS + kP + kStats;
+};
+
+template <int G>
+__global__ void __launch_bounds__(G * kWarpsPerGroup * 32) split_kernel(MlaDecodeParams p, int64_t num_splits) {
+  using Layout = Smem<G>;
+  constexpr int kHeads = Layout::kHeads, kThreads = G * kWarpsPerGroup * 32;
+  extern __shared__ __align__(16) unsigned char smem[];
+  auto* kv_s = reinterpret_cast<bf16_bits*>(smem);                      // [stage][tile][pitch]
+  auto* q_s = reinterpret_cast<bf16_bits*>(smem + Layout::kKv);         // [heads][pitch]
+  auto* s_s = reinterpret_cast<float*>(smem + Layout::kKv + Layout::kQ);  // [heads][kSPitch]
+  auto* p_s = reinterpret_cast<bf16_bits*>(smem + Layout::kKv + Layout::kQ + Layout::kS);
+  auto* stats = reinterpret_cast<float*>(smem + Layout::kKv + Layout::kQ + Layout::kS + Layout::kP);
+  float* row_max = stats;
+  float* row_sum = stats + kHeads;
+  float* row_corr = stats + 2 * kHeads;
+
+  const int64_t head0 = int64_t(blockIdx.x) * kHeads, split = blockIdx.y, b = blockIdx.z;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int64_t head = int64_t(blockIdx.y) * kHeadsPerBlock + warp;
-  const bool head_ok = head < p.heads;
+  const int group = warp / kWarpsPerGroup, wig = warp % kWarpsPerGroup;
   const int64_t len = p.seq_lens[b];
   const int64_t begin = split * p.tokens_per_split;
   const int64_t end = len < begin + p.tokens_per_split ? len : begin + p.tokens_per_split;
+  const int64_t num_tiles = end > begin ? (end - begin + kTile - 1) / kTile : 0;
 
-  constexpr int kQVectors = kHeadsPerBlock * int(kMlaHeadDim) / 8;
-  for (int v = threadIdx.x; v < kQVectors; v += kThreads) {
-    const int hh = v / (int(kMlaHeadDim) / 8), d = (v % (int(kMlaHeadDim) / 8)) * 8;
-    const int64_t qh = int64_t(blockIdx.y) * kHeadsPerBlock + hh;
-    uint4 raw = make_uint4(0, 0, 0, 0);
-    if (qh < p.heads) raw = *reinterpret_cast<const uint4*>(p.q + (b * p.heads + qh) * kMlaHeadDim + d);
-    *reinterpret_cast<uint4*>(&q_s[hh][d]) = raw;
+  // Stage `tile` of the ring <- tokens [begin + 32 tile, ...); rows past `end` are zeros.
+  auto load_tile = [&](int64_t tile) {
+    bf16_bits* dst = kv_s + (tile % kStages) * kTile * kRowPitch;
+    const int64_t first = begin + tile * kTile;
+    for (int v = threadIdx.x; v < kTile * kRowVectors; v += kThreads) {
+      const int row = v / kRowVectors, d = (v % kRowVectors) * 8;
+      const int64_t tok = first + row;
+      const bool valid = tok < end;
+      const bf16_bits* src = p.kv_cache;
+      if (valid) {
+        const int64_t block = p.block_table[b * p.max_blocks_per_seq + tok / kMlaBlockTokens];
+        src += (block * kMlaBlockTokens + tok % kMlaBlockTokens) * kMlaHeadDim + d;
+      }
+      cuda::cp_async16(dst + row * kRowPitch + d, src, valid);
+    }
+  };
+
+  for (int v = threadIdx.x; v < kHeads * kRowVectors; v += kThreads) {
+    const int hh = v / kRowVectors, d = (v % kRowVectors) * 8;
+    const bool valid = head0 + hh < p.heads;
+    const bf16_bits* src = valid ? p.q + (b * p.heads + head0 + hh) * kMlaHeadDim + d : p.q;
+    cuda::cp_async16(q_s + hh * kRowPitch + d, src, valid);
+  }
+  for (int h = threadIdx.x; h < kHeads; h += kThreads) {
+    row_max[h] = -INFINITY;
+    row_sum[h] = 0;
+  }
+  // Group s holds tile s (and q with tile 0); empty groups keep the wait count uniform.
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < num_tiles) load_tile(s);
+    cuda::cp_async_commit();
   }
 
-  float run_max = -INFINITY, run_sum = 0, acc[kDimsPerLane] = {};
-  for (int64_t tile = begin; tile < end; tile += kTileTokens) {
-    __syncthreads();  // the previous tile (and q on the first pass) is consumed
-    constexpr int kRowVectors = int(kMlaHeadDim) / 8;
-    for (int v = threadIdx.x; v < kTileTokens * kRowVectors; v += kThreads) {
-      const int row = v / kRowVectors, d = (v % kRowVectors) * 8;
-      const int64_t tok = tile + row;
-      if (tok >= end) continue;  // never read past the sequence: padding may be NaN
-      const int64_t block = p.block_table[b * p.max_blocks_per_seq + tok / kMlaBlockTokens];
-      const bf16_bits* src = p.kv_cache + (block * kMlaBlockTokens + tok % kMlaBlockTokens) * kMlaHeadDim + d;
-      *reinterpret_cast<uint4*>(&kv_s[row][d]) = *reinterpret_cast<const uint4*>(src);
+  float acc[kDimsPerWarp / 8][4] = {};
+  const bf16_bits* q_group = q_s + group * 16 * kRowPitch;
+  for (int64_t tile = 0; tile < num_tiles; ++tile) {
+    cuda::cp_async_wait<kStages - 2>();
+    __syncthreads();  // tile is in shared memory, and every warp is done with tile - 1
+    if (tile + kStages - 1 < num_tiles) load_tile(tile + kStages - 1);
+    cuda::cp_async_commit();
+    const bf16_bits* kv = kv_s + (tile % kStages) * kTile * kRowPitch;
+    const int64_t first = begin + tile * kTile;
+
+    {  // S[16 heads][8 tokens] of this warp
+      float s[4] = {};
+      const bf16_bits* k_row = kv + (wig * 8 + lane / 4) * kRowPitch + 2 * (lane % 4);
+#pragma unroll 4
+      for (int k = 0; k < int(kMlaHeadDim); k += 16) {
+        uint32_t a[4];
+        cuda::load_a_fragment(a, q_group, kRowPitch, k, lane);
+        cuda::mma_bf16(s, a, cuda::load_u32(k_row + k), cuda::load_u32(k_row + k + 8));
+      }
+      const int col = wig * 8 + 2 * (lane % 4);
+      const int row = group * 16 + lane / 4;
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int c = col + (e % 2);
+        s[e] = first + c < end ? s[e] * p.softmax_scale : -INFINITY;
+      }
+      *reinterpret_cast<float2*>(s_s + row * kSPitch + col) = make_float2(s[0], s[1]);
+      *reinterpret_cast<float2*>(s_s + (row + 8) * kSPitch + col) = make_float2(s[2], s[3]);
     }
     __syncthreads();
-    const bool tok_ok = tile + lane < end;
-    float score = -INFINITY;
-    if (tok_ok) {
-      float dot = 0;
-      for (int d = 0; d < int(kMlaHeadDim); d += 8) {
-        float qv[8], kv[8];
-        cuda::load8(&q_s[warp][d], qv);
-        cuda::load8(&kv_s[lane][d], kv);
+
+    {  // online softmax: 8 lanes per head row, 4 tokens each (token `first` is always valid)
+      static_assert(kThreads == 8 * kHeads, "8 lanes per head row");
+      const int row = threadIdx.x / 8, part = threadIdx.x % 8;
+      const float4 v = *reinterpret_cast<const float4*>(s_s + row * kSPitch + part * 4);
+      float tile_max = fmaxf(fmaxf(v.x, v.y), fmaxf(v.z, v.w));
 #pragma unroll
-        for (int e = 0; e < 8; ++e) dot = fmaf(qv[e], kv[e], dot);
+      for (int offset = 4; offset > 0; offset /= 2)
+        tile_max = fmaxf(tile_max, __shfl_xor_sync(cuda::kFullMask, tile_max, offset));
+      const float old_max = row_max[row];
+      const float new_max = fmaxf(old_max, tile_max);
+      // The sum adds the bf16-rounded weights that P V uses, so o stays a convex combination.
+      const uint32_t lo = cuda::pack_bf16(expf(v.x - new_max), expf(v.y - new_max));
+      const uint32_t hi = cuda::pack_bf16(expf(v.z - new_max), expf(v.w - new_max));
+      const float2 flo = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&lo));
+      const float2 fhi = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&hi));
+      float sum = flo.x + flo.y + fhi.x + fhi.y;
+#pragma unroll
+      for (int offset = 4; offset > 0; offset /= 2) sum += __shfl_xor_sync(cuda::kFullMask, sum, offset);
+      *reinterpret_cast<uint2*>(p_s + row * kPPitch + part * 4) = make_uint2(lo, hi);
+      __syncwarp();  // every lane of the row has read row_max before lane 0 of it rewrites it
+      if (part == 0) {
+        const float corr = expf(old_max - new_max);  // 0 on the first tile (old = -inf)
+        row_corr[row] = corr;
+        row_sum[row] = row_sum[row] * corr + sum;
+        row_max[row] = new_max;
       }
-      score = dot * p.softmax_scale;
     }
-    const float new_max = fmaxf(run_max, cuda::warp_max(score));  // finite: lane 0 is valid
-    const float correction = expf(run_max - new_max);
-    const float weight = tok_ok ? expf(score - new_max) : 0.0f;
-    run_sum = run_sum * correction + cuda::warp_sum(weight);
-    run_max = new_max;
+    __syncthreads();
+
+    {  // O = O corr + P V over this warp's 128 latent dims
+      const int r0 = group * 16 + lane / 4;
+      const float c_lo = row_corr[r0], c_hi = row_corr[r0 + 8];
 #pragma unroll
-    for (int k = 0; k < kDimsPerLane; ++k) acc[k] *= correction;
-    const int tile_tokens = end - tile < kTileTokens ? int(end - tile) : kTileTokens;
-    for (int tt = 0; tt < tile_tokens; ++tt) {
-      const float w = __shfl_sync(cuda::kFullMask, weight, tt);
+      for (int j = 0; j < kDimsPerWarp / 8; ++j) {
+        acc[j][0] *= c_lo;
+        acc[j][1] *= c_lo;
+        acc[j][2] *= c_hi;
+        acc[j][3] *= c_hi;
+      }
+      const bf16_bits* p_group = p_s + group * 16 * kPPitch;
 #pragma unroll
-      for (int k = 0; k < kDimsPerLane / 2; ++k) {
-        const float2 c = __bfloat1622float2(
-            *reinterpret_cast<const __nv_bfloat162*>(&kv_s[tt][2 * (lane + 32 * k)]));
-        acc[2 * k] = fmaf(w, c.x, acc[2 * k]);
-        acc[2 * k + 1] = fmaf(w, c.y, acc[2 * k + 1]);
+      for (int k = 0; k < kTile; k += 16) {
+        uint32_t a[4];
+        cuda::load_a_fragment(a, p_group, kPPitch, k, lane);
+        // ldmatrix rows: tokens k + lane % 8 (+ 8 for matrices 1, 3), dims + 8 for matrices 2, 3.
+        const bf16_bits* v_row = kv + (k + lane % 8 + ((lane / 8) % 2) * 8) * kRowPitch + wig * kDimsPerWarp +
+                                 (lane / 16) * 8;
+#pragma unroll
+        for (int j = 0; j < kDimsPerWarp / 8; j += 2) {
+          uint32_t bv[4];
+          cuda::ldmatrix_x4_trans(bv, v_row + j * 8);
+          cuda::mma_bf16(acc[j], a, bv[0], bv[1]);
+          cuda::mma_bf16(acc[j + 1], a, bv[2], bv[3]);
+        }
       }
     }
   }
-  if (!head_ok) return;
-  float* out = p.workspace + ((b * num_splits + split) * p.heads + head) * kPartialFloats;
+  cuda::cp_async_wait<0>();
+  __syncthreads();  // row statistics are final (and written) for every row
+
+  const int r0 = group * 16 + lane / 4;
+  float* out = p.workspace + ((b * num_splits + split) * p.heads + head0) * kPartialFloats;
 #pragma unroll
-  for (int k = 0; k < kDimsPerLane / 2; ++k) {
-    out[2 * (lane + 32 * k)] = acc[2 * k];
-    out[2 * (lane + 32 * k) + 1] = acc[2 * k + 1];
-  }
-  if (lane == 0) {
-    out[kMlaLatentDim] = run_max;  // -inf and 0 for an empty split
-    out[kMlaLatentDim + 1] = run_sum;
+  for (int half = 0; half < 2; ++half) {
+    const int row = r0 + 8 * half;
+    if (head0 + row >= p.heads) continue;
+    float* o = out + row * kPartialFloats;
+#pragma unroll
+    for (int j = 0; j < kDimsPerWarp / 8; ++j) {
+      const int d = wig * kDimsPerWarp + j * 8 + 2 * (lane % 4);
+      *reinterpret_cast<float2*>(o + d) = make_float2(acc[j][2 * half], acc[j][2 * half + 1]);
+    }
+    if (wig == 0 && lane % 4 == 0) {
+      o[kMlaLatentDim] = row_max[row];  // -inf and 0 for an empty split
+      o[kMlaLatentDim + 1] = row_sum[row];
+    }
   }
 }
 
@@ -122,6 +239,20 @@ __global__ void __launch_bounds__(128) combine_kernel(MlaDecodeParams p, int64_t
   if (threadIdx.x == 0) p.lse[b * p.heads + head] = total > 0 ? global_max + logf(total) : -INFINITY;
 }
 
+template <int G>
+void launch_split(const MlaDecodeParams& p, int64_t splits) {
+  constexpr size_t bytes = Smem<G>::kBytes;
+  static const bool configured = [] {  // > 48 KiB of dynamic shared memory needs an opt-in
+    MHCSIM_CUDA_CHECK(cudaFuncSetAttribute(split_kernel<G>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+    return true;
+  }();
+  (void)configured;
+  const dim3 grid(cuda::grid_1d(p.heads, Smem<G>::kHeads), static_cast<unsigned>(splits),
+                  static_cast<unsigned>(p.batch));
+  split_kernel<G><<<grid, G * kWarpsPerGroup * 32, bytes, p.stream>>>(p, splits);
+  MHCSIM_CUDA_CHECK_LAUNCH();
+}
+
 }  // namespace
 
 void mla_decode(const MlaDecodeParams& p) {
@@ -129,10 +260,11 @@ void mla_decode(const MlaDecodeParams& p) {
   require(p.out && p.lse && p.workspace, "mla.out", "null output or workspace (size: mla_workspace_floats)");
   if (p.batch == 0) return;
   const int64_t splits = mla_num_splits(p);
-  const dim3 grid(static_cast<unsigned>(splits), cuda::grid_1d(p.heads, kHeadsPerBlock),
-                  static_cast<unsigned>(p.batch));
-  split_kernel<<<grid, kThreads, 0, p.stream>>>(p, splits);
-  MHCSIM_CUDA_CHECK_LAUNCH();
+  if (p.heads <= 16) {
+    launch_split<1>(p, splits);
+  } else {
+    launch_split<2>(p, splits);
+  }
   combine_kernel<<<dim3(static_cast<unsigned>(p.heads), static_cast<unsigned>(p.batch)), 128, 0, p.stream>>>(p, splits);
   MHCSIM_CUDA_CHECK_LAUNCH();
 }

@@ -31,7 +31,7 @@ reports::Figure throughput_vs_latency(const Scenario& s, int64_t max_batch) {
   for (int64_t batch = 1; batch <= max_batch; batch *= 2) {
     v.workload.batch_seqs = batch;
     const auto e = cost::serve_estimate(v);
-    points.x.push_back(e.latency_seconds);
+    points.x.push_back(e.latency_seconds());
     points.y.push_back(e.tokens_per_second_per_node);
   }
   chart.series.push_back(std::move(points));
@@ -116,7 +116,7 @@ reports::Section cost_section(const Scenario& s) {
   const auto e = cost::serve_estimate(s);
   const bool decode = s.workload.phase == ServePhase::Decode;
   std::vector<Quantity> rate = {
-      {"latency_s", decode ? "time per output token" : "time to first token", e.latency_seconds, "ms", 1e3, 1},
+      {"latency_s", decode ? "time per output token" : "time to first token", e.latency_seconds(), "ms", 1e3, 1},
       {"tokens_per_second_per_gpu", decode ? "output tokens/s per GPU" : "prompt tokens/s per GPU",
        e.tokens_per_second_per_gpu, "tokens/s", 1, 0},
       {"tokens_per_second_per_node", fmt::format("tokens/s per node ({} GPUs)", h.gpus_per_node),

@@ -27,7 +27,7 @@ TEST_CASE("DeepSeek-V3 decode on EP144 H800: the published 14.8k tokens/s per no
   CHECK(e.tokens_per_second_per_node >= 14.8e3);
   CHECK(e.tokens_per_second_per_node <= 2 * 14.8e3);
   // Published per-user speed 20-22 tokens/s: the modelled time per output token must allow it.
-  CHECK(e.latency_seconds <= 1.0 / 20.0);
+  CHECK(e.latency_seconds() <= 1.0 / 20.0);
 }
 
 TEST_CASE("DeepSeek-V3 prefill on EP32: computed tokens within 30% of the published rate") {
@@ -47,7 +47,7 @@ TEST_CASE("decode at batch 1 streams the weights: HBM-bound, and batching amorti
   const double hbm = hbm_rate(s, "hbm_copy").bytes_per_second;
   CHECK_THAT(one.linear_seconds, WithinRel(one.weight_bytes / hbm, 1e-12));
   CHECK(big.tokens_per_second_per_gpu > 20 * one.tokens_per_second_per_gpu);
-  CHECK(big.latency_seconds > one.latency_seconds);
+  CHECK(big.latency_seconds() > one.latency_seconds());
   // One sequence in EP144 hits 8 of 256 experts per layer; 256 x 144 tokens hit them all.
   CHECK(one.weight_bytes < big.weight_bytes);
 }
@@ -85,5 +85,11 @@ TEST_CASE("serving estimate rejects training scenarios and impossible shapes") {
   CHECK_THROWS_WITH(serve_estimate(s), Catch::Contains("workload.mode"));
   s = serve();
   s.parallel.pp = 62;
+  CHECK_THROWS_WITH(serve_estimate(s), Catch::Contains("parallel.pp"));
+  s = serve();
+  s.parallel.ep = 0;  // each range error names its own key
+  CHECK_THROWS_WITH(serve_estimate(s), Catch::Contains("parallel.ep"));
+  s = serve();
+  s.parallel.pp = 0;
   CHECK_THROWS_WITH(serve_estimate(s), Catch::Contains("parallel.pp"));
 }

@@ -32,13 +32,15 @@ struct ServeEstimate {
   double stage_seconds = 0;           // one micro-batch through one stage
   // The whole batch:
   double step_seconds = 0;            // micro_batches x stage_seconds
-  double latency_seconds = 0;         // decode: time per output token; prefill: time to first token
   double tokens_per_second_per_gpu = 0;
   double tokens_per_second_per_node = 0;
   int64_t gpus_for_target = 0;        // ceil(target_tokens_per_second / per GPU); 0 = no target
   int64_t nodes_for_target = 0;
 
   double compute_seconds() const { return linear_seconds + attention_seconds + elementwise_seconds; }
+  // One step emits one token per sequence (decode) or the first token of every prompt
+  // (prefill), so the user-visible latency is the step: time per output token or to first token.
+  double latency_seconds() const { return step_seconds; }
 };
 
 // Serve-mode scenarios only (SpecError otherwise, and on impossible specs).
