@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 5 device check, for a machine with an NVIDIA GPU: configure, build the kernel targets,
 # run the CPU-reference and GPU-vs-reference tests, every kernel benchmark and the NCCL probe
-# over the local GPUs, writing Google Benchmark JSON and logs. Budget: well under 10 minutes
+# over the local GPUs, writing Google Benchmark JSON and logs, then fit a calibration profile
+# to that JSON (issue 6: `mhcsim calibrate --from ... --report`). Budget: well under 10 minutes
 # (each stage has its own timeout).
 #   kernels/device_check.sh [OUT_DIR]     default: $OUT, else reports/measured/<UTC date>/
 # Env: MHCSIM_HBM_PEAK_GBPS (else taken from scenarios/hardware/catalog.toml by GPU name),
@@ -42,7 +43,7 @@ timeout 120 cmake -S "$root" -B "$build" -G "$gen" -DCMAKE_BUILD_TYPE=Release -D
   -DMHCSIM_BUILD_BENCH=ON > "$out/configure.log" 2>&1
 stage configure $?
 timeout 330 cmake --build "$build" -j"$(nproc)" --target test_kernels_ref test_kernels_gpu mhcsim_kernel_bench \
-  mhcsim_nccl_bench > "$out/build.log" 2>&1
+  mhcsim_nccl_bench mhcsim > "$out/build.log" 2>&1
 stage build $?
 
 timeout 60 "$build/tests/kernels/test_kernels_ref" > "$out/test_kernels_ref.txt" 2>&1
@@ -64,6 +65,15 @@ fi
 if command -v python3 > /dev/null && [ -s "$out/kernels_bench.json" ]; then
   python3 "$root/kernels/bench/summarise_bench.py" "$out/kernels_bench.json" > "$out/measured.md"
   stage summarise $?
+fi
+# Calibration from what was just measured: the profile, and predicted vs measured per point.
+if [ -s "$out/kernels_bench.json" ]; then
+  from=(--from "$out/kernels_bench.json")
+  # A collective needs 2 ranks: on one GPU the NCCL rows are a local copy, not fitted.
+  [ "${ngpu:-0}" -ge 2 ] && [ -s "$out/nccl_bench.json" ] && from+=(--from "$out/nccl_bench.json")
+  timeout 60 "$build/cli/mhcsim" calibrate "${from[@]}" -o "$out/calibration.json" --report \
+    > "$out/calibration_report.txt" 2>&1
+  stage calibrate $?
 fi
 log "done: results in $out (status $status)"
 exit $status

@@ -74,11 +74,20 @@ double mla_decode_flops(const MlaDecodeShape& s) {
          static_cast<double>(s.q_heads) * mla_qk_pv_elems(s);
 }
 
+double mla_cache_row_bytes(int64_t kv_lora_rank, int64_t rope_dim, DType kv) {
+  constexpr int64_t kFp8ScaleTile = 128;  // FlashMLA: one fp32 scale per 128 latent values
+  if (kv == DType::FP8) {
+    const int64_t scales = (kv_lora_rank + kFp8ScaleTile - 1) / kFp8ScaleTile;
+    return static_cast<double>(kv_lora_rank + 4 * scales) + 2.0 * static_cast<double>(rope_dim);
+  }
+  return static_cast<double>(kv_lora_rank + rope_dim) * bytes_per_element(kv);
+}
+
 double mla_decode_bytes(const MlaDecodeShape& s, DType kv, DType q) {
   require_mla(s);
-  const double kv_elems = static_cast<double>(s.total_kv_tokens * (s.kv_lora_rank + s.rope_dim));
   const double q_elems = static_cast<double>(s.batch * s.q_tokens * s.q_heads) * mla_qk_pv_elems(s);
-  return kv_elems * bytes_per_element(kv) + q_elems * bytes_per_element(q);
+  return static_cast<double>(s.total_kv_tokens) * mla_cache_row_bytes(s.kv_lora_rank, s.rope_dim, kv) +
+         q_elems * bytes_per_element(q);
 }
 
 namespace {

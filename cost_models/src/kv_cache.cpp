@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "mhcsim/cost/kernel_bytes.h"
 #include "mhcsim/cost/memory.h"
 #include "check.h"
 
@@ -10,7 +11,6 @@ namespace mhcsim::cost {
 
 namespace {
 double d(int64_t v) { return static_cast<double>(v); }
-constexpr int64_t kFp8ScaleTile = 128;  // FlashMLA: one fp32 scale per 128 latent elements
 // PP splits the layers; TP splits KV heads (MLA's single latent head is replicated).
 double kv_shards(const Scenario& s) {
   const auto& m = s.model;
@@ -41,10 +41,7 @@ double kv_elems_per_token_per_layer(const ModelSpec& m) {
 
 double kv_bytes_per_token_per_layer(const ModelSpec& m, DType dtype) {
   const double elems = kv_elems_per_token_per_layer(m);
-  if (m.attention == AttentionKind::MLA && dtype == DType::FP8) {
-    const int64_t scales = (m.kv_lora_rank + kFp8ScaleTile - 1) / kFp8ScaleTile;
-    return d(m.kv_lora_rank) + 4.0 * d(scales) + 2.0 * d(m.qk_rope_head_dim);
-  }
+  if (m.attention == AttentionKind::MLA) return mla_cache_row_bytes(m.kv_lora_rank, m.qk_rope_head_dim, dtype);
   return elems * bytes_per_element(dtype);
 }
 

@@ -17,9 +17,13 @@
 //   O[:, 128w, 128w + 128) = O corr + P V, P rounded to bf16        (32 mma)
 // A second kernel merges the splits. The token-parallel QK split keeps every tensor-core op
 // single-issue across the group; S and P go through shared memory between the two phases.
+// With the FP8 cache (656-byte rows) the ring holds the rows as stored and each tile is
+// dequantized once into a bf16 tile, bf16(e4m3 x scale) as ref::mla_cache_row defines it.
 #include <cmath>
 
 #include "device_utils.cuh"
+#include <cuda_fp8.h>
+
 #include "mhcsim/kernels/mla_decode.h"
 #include "mma.cuh"
 
@@ -38,10 +42,13 @@ constexpr int kPPitch = kTile + 8;
 constexpr int kSPitch = kTile + 4;
 constexpr int kPartialFloats = int(kMlaLatentDim) + 2;     // o (unnormalised), max, sum
 
-template <int G>
+template <int G, bool Fp8>
 struct Smem {
   static constexpr int kHeads = 16 * G;
-  static constexpr size_t kKv = size_t(kStages) * kTile * kRowPitch * sizeof(bf16_bits);
+  static constexpr size_t kRowBytes = Fp8 ? size_t(kMlaFp8RowBytes) : kRowPitch * sizeof(bf16_bits);
+  static constexpr size_t kRing = size_t(kStages) * kTile * kRowBytes;
+  static constexpr size_t kConverted = Fp8 ? size_t(kTile) * kRowPitch * sizeof(bf16_bits) : 0;
+  static constexpr size_t kKv = kRing + kConverted;
   static constexpr size_t kQ = size_t(kHeads) * kRowPitch * sizeof(bf16_bits);
   static constexpr size_t kS = size_t(kHeads) * kSPitch * sizeof(float);
   static constexpr size_t kP = size_t(kHeads) * kPPitch * sizeof(bf16_bits);
@@ -49,12 +56,50 @@ struct Smem {
   static constexpr size_t kBytes = kKv + kQ + kS + kP + kStats;
 };
 
-template <int G>
+// 8 e4m3 values (little-endian in `raw`) to floats; exact (cuda_fp8.h: e4m3 -> half is exact).
+__device__ __forceinline__ void fp8x8_to_float(uint2 raw, float (&v)[8]) {
+  const uint32_t words[2] = {raw.x, raw.y};
+#pragma unroll
+  for (int w = 0; w < 2; ++w) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const auto pair = static_cast<__nv_fp8x2_storage_t>(words[w] >> (16 * h));
+      const float2 f = __half22float2(__half2(__nv_cvt_fp8x2_to_halfraw2(pair, __NV_E4M3)));
+      v[4 * w + 2 * h] = f.x;
+      v[4 * w + 2 * h + 1] = f.y;
+    }
+  }
+}
+
+// The staged FP8 rows of one tile -> bf16 rows of kRowPitch (zero rows stay zero).
+template <int kThreads>
+__device__ __forceinline__ void dequantize_tile(const unsigned char* staged, bf16_bits* out) {
+  constexpr int kLatentVectors = int(kMlaLatentDim) / 8;
+  for (int v = threadIdx.x; v < kTile * kRowVectors; v += kThreads) {
+    const int row = v / kRowVectors, c = v % kRowVectors;
+    const unsigned char* src = staged + row * kMlaFp8RowBytes;
+    bf16_bits* dst = out + row * kRowPitch + c * 8;
+    if (c < kLatentVectors) {
+      const float scale = reinterpret_cast<const float*>(src + kMlaLatentDim)[c * 8 / kMlaFp8ScaleTile];
+      float f[8];
+      fp8x8_to_float(*reinterpret_cast<const uint2*>(src + c * 8), f);
+#pragma unroll
+      for (int e = 0; e < 8; ++e) f[e] *= scale;
+      cuda::store8(dst, f);
+    } else {  // RoPE part: bf16 as stored
+      *reinterpret_cast<uint4*>(dst) =
+          *reinterpret_cast<const uint4*>(src + kMlaLatentDim + 4 * kMlaFp8Scales + (c - kLatentVectors) * 16);
+    }
+  }
+}
+
+template <int G, bool Fp8>
 __global__ void __launch_bounds__(G * kWarpsPerGroup * 32) split_kernel(MlaDecodeParams p, int64_t num_splits) {
-  using Layout = Smem<G>;
+  using Layout = Smem<G, Fp8>;
   constexpr int kHeads = Layout::kHeads, kThreads = G * kWarpsPerGroup * 32;
   extern __shared__ __align__(16) unsigned char smem[];
-  auto* kv_s = reinterpret_cast<bf16_bits*>(smem);                      // [stage][tile][pitch]
+  unsigned char* ring = smem;                                           // [stage][tile][row]
+  auto* converted = reinterpret_cast<bf16_bits*>(smem + Layout::kRing);  // FP8 only: [tile][pitch]
   auto* q_s = reinterpret_cast<bf16_bits*>(smem + Layout::kKv);         // [heads][pitch]
   auto* s_s = reinterpret_cast<float*>(smem + Layout::kKv + Layout::kQ);  // [heads][kSPitch]
   auto* p_s = reinterpret_cast<bf16_bits*>(smem + Layout::kKv + Layout::kQ + Layout::kS);
@@ -73,18 +118,21 @@ __global__ void __launch_bounds__(G * kWarpsPerGroup * 32) split_kernel(MlaDecod
 
   // Stage `tile` of the ring <- tokens [begin + 32 tile, ...); rows past `end` are zeros.
   auto load_tile = [&](int64_t tile) {
-    bf16_bits* dst = kv_s + (tile % kStages) * kTile * kRowPitch;
+    unsigned char* dst = ring + (tile % kStages) * kTile * Layout::kRowBytes;
     const int64_t first = begin + tile * kTile;
-    for (int v = threadIdx.x; v < kTile * kRowVectors; v += kThreads) {
-      const int row = v / kRowVectors, d = (v % kRowVectors) * 8;
+    constexpr int kVectors = Fp8 ? int(kMlaFp8RowBytes) / 16 : kRowVectors;  // 16 B per copy
+    const auto* cache = Fp8 ? p.kv_cache_fp8 : reinterpret_cast<const unsigned char*>(p.kv_cache);
+    constexpr int64_t kStoredRow = Fp8 ? kMlaFp8RowBytes : kMlaHeadDim * int64_t(sizeof(bf16_bits));
+    for (int v = threadIdx.x; v < kTile * kVectors; v += kThreads) {
+      const int row = v / kVectors, offset = (v % kVectors) * 16;
       const int64_t tok = first + row;
       const bool valid = tok < end;
-      const bf16_bits* src = p.kv_cache;
+      const unsigned char* src = cache;
       if (valid) {
         const int64_t block = p.block_table[b * p.max_blocks_per_seq + tok / kMlaBlockTokens];
-        src += (block * kMlaBlockTokens + tok % kMlaBlockTokens) * kMlaHeadDim + d;
+        src += (block * kMlaBlockTokens + tok % kMlaBlockTokens) * kStoredRow + offset;
       }
-      cuda::cp_async16(dst + row * kRowPitch + d, src, valid);
+      cuda::cp_async16(dst + row * Layout::kRowBytes + offset, src, valid);
     }
   };
 
@@ -111,7 +159,13 @@ __global__ void __launch_bounds__(G * kWarpsPerGroup * 32) split_kernel(MlaDecod
     __syncthreads();  // tile is in shared memory, and every warp is done with tile - 1
     if (tile + kStages - 1 < num_tiles) load_tile(tile + kStages - 1);
     cuda::cp_async_commit();
-    const bf16_bits* kv = kv_s + (tile % kStages) * kTile * kRowPitch;
+    const unsigned char* stage = ring + (tile % kStages) * kTile * Layout::kRowBytes;
+    const bf16_bits* kv = reinterpret_cast<const bf16_bits*>(stage);
+    if constexpr (Fp8) {
+      dequantize_tile<kThreads>(stage, converted);
+      __syncthreads();
+      kv = converted;
+    }
     const int64_t first = begin + tile * kTile;
 
     {  // S[16 heads][8 tokens] of this warp
@@ -239,17 +293,17 @@ __global__ void __launch_bounds__(128) combine_kernel(MlaDecodeParams p, int64_t
   if (threadIdx.x == 0) p.lse[b * p.heads + head] = total > 0 ? global_max + logf(total) : -INFINITY;
 }
 
-template <int G>
+template <int G, bool Fp8>
 void launch_split(const MlaDecodeParams& p, int64_t splits) {
-  constexpr size_t bytes = Smem<G>::kBytes;
+  constexpr size_t bytes = Smem<G, Fp8>::kBytes;
   static const bool configured = [] {  // > 48 KiB of dynamic shared memory needs an opt-in
-    MHCSIM_CUDA_CHECK(cudaFuncSetAttribute(split_kernel<G>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+    MHCSIM_CUDA_CHECK(cudaFuncSetAttribute(split_kernel<G, Fp8>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
     return true;
   }();
   (void)configured;
-  const dim3 grid(cuda::grid_1d(p.heads, Smem<G>::kHeads), static_cast<unsigned>(splits),
+  const dim3 grid(cuda::grid_1d(p.heads, Smem<G, Fp8>::kHeads), static_cast<unsigned>(splits),
                   static_cast<unsigned>(p.batch));
-  split_kernel<G><<<grid, G * kWarpsPerGroup * 32, bytes, p.stream>>>(p, splits);
+  split_kernel<G, Fp8><<<grid, G * kWarpsPerGroup * 32, bytes, p.stream>>>(p, splits);
   MHCSIM_CUDA_CHECK_LAUNCH();
 }
 
@@ -260,10 +314,11 @@ void mla_decode(const MlaDecodeParams& p) {
   require(p.out && p.lse && p.workspace, "mla.out", "null output or workspace (size: mla_workspace_floats)");
   if (p.batch == 0) return;
   const int64_t splits = mla_num_splits(p);
-  if (p.heads <= 16) {
-    launch_split<1>(p, splits);
+  const bool fp8 = p.kv_cache_fp8 != nullptr, small = p.heads <= 16;
+  if (fp8) {
+    small ? launch_split<1, true>(p, splits) : launch_split<2, true>(p, splits);
   } else {
-    launch_split<2>(p, splits);
+    small ? launch_split<1, false>(p, splits) : launch_split<2, false>(p, splits);
   }
   combine_kernel<<<dim3(static_cast<unsigned>(p.heads), static_cast<unsigned>(p.batch)), 128, 0, p.stream>>>(p, splits);
   MHCSIM_CUDA_CHECK_LAUNCH();

@@ -61,7 +61,9 @@ void validate(const MlaDecodeParams& p) {
   require(p.max_seq_len <= p.max_blocks_per_seq * kMlaBlockTokens, "mla.max_seq_len",
           "must fit the block table (max_blocks_per_seq x 64)");
   require(p.softmax_scale > 0, "mla.softmax_scale", "must be > 0");
-  require(p.q && p.kv_cache && p.block_table && p.seq_lens, "mla", "null input pointer");
+  require((p.kv_cache != nullptr) != (p.kv_cache_fp8 != nullptr), "mla.kv_cache",
+          "set exactly one of kv_cache (bf16) and kv_cache_fp8");
+  require(p.q && p.block_table && p.seq_lens, "mla", "null input pointer");
 }
 
 void validate(const MoeGateParams& p) {

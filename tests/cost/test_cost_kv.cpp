@@ -2,6 +2,7 @@
 // DeepSeek-V2 paper's comparison table, DeepSeek-V3 config, FlashMLA's FP8 cache format).
 #include <catch2/catch.hpp>
 
+#include "mhcsim/cost/kernel_bytes.h"
 #include "mhcsim/cost/kv_cache.h"
 #include "mhcsim/cost/memory.h"
 #include "mhcsim/error.h"
@@ -32,6 +33,13 @@ TEST_CASE("DeepSeek-V3 MLA: (512 + 64) x 61 = 35,136 elements = 70,272 B per tok
 
 TEST_CASE("FlashMLA FP8 cache: 656 B per token per layer (512 e4m3 + 4 fp32 + 64 bf16)") {
   CHECK(kv_bytes_per_token_per_layer(test::deepseek_v3(), DType::FP8) == 656);
+  // The decode kernel's byte count reads the same rows: 1000 tokens, b = 1, h_q = 16, s_q = 1,
+  // q and o in bf16 (16 x 1088 elements).
+  MlaDecodeShape shape;
+  shape.total_kv_tokens = 1000;
+  shape.q_heads = 16;
+  CHECK(mla_decode_bytes(shape, DType::FP8, DType::BF16) == 1000 * 656 + 16 * 1088 * 2);
+  CHECK(mla_decode_bytes(shape, DType::BF16, DType::BF16) == 1000 * 1152 + 16 * 1088 * 2);
 }
 
 TEST_CASE("DeepSeek-V2's 93.3% KV reduction against DeepSeek 67B") {

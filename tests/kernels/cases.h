@@ -11,6 +11,7 @@
 #include "mhcsim/kernels/bf16.h"
 #include "mhcsim/kernels/kernel_buffers.h"
 #include "mhcsim/kernels/mla_decode.h"
+#include "mhcsim/kernels/ref/mla_ref.h"
 
 namespace mhcsim::kernels::testing {
 
@@ -92,6 +93,28 @@ inline MlaCase make_mla_case(const std::vector<int32_t>& lens, int64_t heads, ui
     }
   }
   c.q = uniform_bf16(c.q.size(), -1.0f, 1.0f, seed + 2);
+  return c;
+}
+
+// The same case over FlashMLA's FP8 cache: every row quantized, poisoned rows stay NaN
+// (0xff bytes are NaN as e4m3, as the fp32 scales and as bf16); the bf16 cache is dropped.
+inline MlaCase with_fp8_cache(MlaCase c) {
+  c.kv_cache_fp8.assign(static_cast<size_t>(c.config.num_blocks * kMlaBlockTokens * kMlaFp8RowBytes), 0);
+  std::vector<float> row(static_cast<size_t>(kMlaHeadDim));
+  for (int64_t r = 0; r < c.config.num_blocks * kMlaBlockTokens; ++r) {
+    bool poisoned = false;
+    for (int64_t d = 0; d < kMlaHeadDim; ++d) {
+      row[size_t(d)] = bf16_to_float(c.kv_cache[size_t(r * kMlaHeadDim + d)]);
+      poisoned = poisoned || std::isnan(row[size_t(d)]);
+    }
+    uint8_t* dst = c.kv_cache_fp8.data() + r * kMlaFp8RowBytes;
+    if (poisoned) {
+      std::fill(dst, dst + kMlaFp8RowBytes, uint8_t{0xff});
+    } else {
+      ref::quantize_mla_row_fp8(row.data(), dst);
+    }
+  }
+  c.kv_cache.clear();
   return c;
 }
 

@@ -20,36 +20,36 @@ namespace {
 std::vector<double> weighted_deviation(testing::MlaCase& c, int64_t b, int64_t h, const float* o) {
   const auto p = c.params();
   const int64_t len = c.seq_lens[size_t(b)];
-  auto row = [&](int64_t t) {
+  std::vector<float> rows(static_cast<size_t>(len * kMlaHeadDim));
+  for (int64_t t = 0; t < len; ++t) {
     const int64_t block = p.block_table[b * p.max_blocks_per_seq + t / kMlaBlockTokens];
-    return p.kv_cache + (block * kMlaBlockTokens + t % kMlaBlockTokens) * kMlaHeadDim;
-  };
+    ref::mla_cache_row(p, block, t % kMlaBlockTokens, rows.data() + t * kMlaHeadDim);
+  }
   std::vector<double> score(static_cast<size_t>(len));
   std::vector<double> deviation(static_cast<size_t>(kMlaLatentDim), 0.0);
   double max_score = -INFINITY, sum = 0;
   for (int64_t t = 0; t < len; ++t) {
     double s = 0;
     for (int64_t d = 0; d < kMlaHeadDim; ++d)
-      s += double(bf16_to_float(p.q[(b * p.heads + h) * kMlaHeadDim + d])) * bf16_to_float(row(t)[d]);
+      s += double(bf16_to_float(p.q[(b * p.heads + h) * kMlaHeadDim + d])) * rows[size_t(t * kMlaHeadDim + d)];
     score[size_t(t)] = s * p.softmax_scale;
     max_score = std::max(max_score, score[size_t(t)]);
   }
   for (int64_t t = 0; t < len; ++t) sum += std::exp(score[size_t(t)] - max_score);
   for (int64_t t = 0; t < len; ++t) {
     const double w = std::exp(score[size_t(t)] - max_score) / sum;
-    for (int64_t d = 0; d < kMlaLatentDim; ++d) deviation[size_t(d)] += w * std::abs(bf16_to_float(row(t)[d]) - o[d]);
+    for (int64_t d = 0; d < kMlaLatentDim; ++d)
+      deviation[size_t(d)] += w * std::abs(rows[size_t(t * kMlaHeadDim + d)] - o[d]);
   }
   return deviation;
 }
-}  // namespace
 
-TEST_CASE("gpu mla_decode matches the reference", "[gpu][mla]") {
-  const std::vector<int32_t> lens = {0, 1, 63, 64, 65, 1000, 4097, 0, 2048};
-  const int64_t heads = GENERATE(16, 10, 40);      // 10, 40: partly empty 16- and 32-head blocks
-  const int64_t split = GENERATE(256, 1024, 8192);  // several, a few, one split per sequence
-  auto c = testing::make_mla_case(lens, heads, 301, split);
+// Runs the kernel on c (NaN-filled outputs first: every output must be written) and checks
+// it against the reference with the tolerances derived below.
+void check_against_reference(testing::MlaCase& c) {
+  const int64_t heads = c.config.heads;
   MlaDecode<DeviceBuffer> dev(c);
-  dev.out.fill_bytes(0xff);  // NaN pattern: every output must be written
+  dev.out.fill_bytes(0xff);
   mla_decode(dev.params());
   MHCSIM_CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<float> want(dev.out.size()), want_lse(dev.lse.size());
@@ -81,4 +81,21 @@ TEST_CASE("gpu mla_decode matches the reference", "[gpu][mla]") {
       }
     }
   }
+}
+}  // namespace
+
+TEST_CASE("gpu mla_decode matches the reference", "[gpu][mla]") {
+  const std::vector<int32_t> lens = {0, 1, 63, 64, 65, 1000, 4097, 0, 2048};
+  const int64_t heads = GENERATE(16, 10, 40);       // 10, 40: partly empty 16- and 32-head blocks
+  const int64_t split = GENERATE(256, 1024, 8192);  // several, a few, one split per sequence
+  auto c = testing::make_mla_case(lens, heads, 301, split);
+  check_against_reference(c);
+}
+
+TEST_CASE("gpu mla_decode over the FP8 cache matches the reference", "[gpu][mla][fp8]") {
+  const std::vector<int32_t> lens = {0, 1, 65, 1000, 4097};
+  const int64_t heads = GENERATE(16, 40);
+  const int64_t split = GENERATE(256, 8192);
+  auto c = testing::with_fp8_cache(testing::make_mla_case(lens, heads, 302, split));
+  check_against_reference(c);
 }

@@ -45,6 +45,9 @@ struct MlaDecodeShape {
 };
 double mla_decode_flops(const MlaDecodeShape& s);
 double mla_decode_bytes(const MlaDecodeShape& s, DType kv, DType q);
+// One cached MLA token: d_c + d_R elements of `kv`, or with FP8 FlashMLA's row (DeepSeek-V3.2):
+// d_c e4m3 values, one fp32 scale per 128 of them, and the d_R RoPE values kept in bf16.
+double mla_cache_row_bytes(int64_t kv_lora_rank, int64_t rope_dim, DType kv);
 
 // mHC coefficient matmul x phi (paper Eq. 14): 2 nC (n^2+2n) FLOPs per token; the norm and
 // the sigmoids are O(nC + n^2) and left out.

@@ -131,32 +131,37 @@ struct MoeDispatch {
 };
 
 // MLA decode (mla_decode.h): absorbed q [batch][heads][576], the paged cache
-// [num_blocks][64][576], block_table [batch][max_blocks_per_seq] and seq_lens [batch] in; out
-// [batch][heads][512], lse [batch][heads] and the split-KV workspace (sized for
-// config.tokens_per_split). `config` holds the sizes, scale and split.
+// [num_blocks][64][576] (bf16) or [num_blocks][64][656] (FP8 rows), block_table
+// [batch][max_blocks_per_seq] and seq_lens [batch] in; out [batch][heads][512], lse
+// [batch][heads] and the split-KV workspace (sized for config.tokens_per_split). `config`
+// holds the sizes, scale and split; one of the two caches is allocated, the other is empty.
 template <template <class> class Array>
 struct MlaDecode {
   MlaDecodeParams config;  // its pointers are not used
   Array<bf16_bits> q, kv_cache;
+  Array<uint8_t> kv_cache_fp8;
   Array<int32_t> block_table, seq_lens;
   Array<bf16_bits> out;
   Array<float> lse, workspace;
 
-  explicit MlaDecode(const MlaDecodeParams& c)
+  explicit MlaDecode(const MlaDecodeParams& c, bool fp8_cache = false)
       : config(c), q(detail::count(c.batch * c.heads * kMlaHeadDim)),
-        kv_cache(detail::count(c.num_blocks * kMlaBlockTokens * kMlaHeadDim)),
+        kv_cache(detail::count(fp8_cache ? 0 : c.num_blocks * kMlaBlockTokens * kMlaHeadDim)),
+        kv_cache_fp8(detail::count(fp8_cache ? c.num_blocks * kMlaBlockTokens * kMlaFp8RowBytes : 0)),
         block_table(detail::count(c.batch * c.max_blocks_per_seq)), seq_lens(detail::count(c.batch)),
         out(detail::count(c.batch * c.heads * kMlaLatentDim)), lse(detail::count(c.batch * c.heads)),
         workspace(detail::count(mla_workspace_floats(c))) {}
   template <template <class> class From>
   explicit MlaDecode(const MlaDecode<From>& from)
-      : config(from.config), q(from.q), kv_cache(from.kv_cache), block_table(from.block_table),
-        seq_lens(from.seq_lens), out(from.out), lse(from.lse), workspace(from.workspace) {}
+      : config(from.config), q(from.q), kv_cache(from.kv_cache), kv_cache_fp8(from.kv_cache_fp8),
+        block_table(from.block_table), seq_lens(from.seq_lens), out(from.out), lse(from.lse),
+        workspace(from.workspace) {}
 
   MlaDecodeParams params() {
     MlaDecodeParams p = config;
     p.q = q.data();
-    p.kv_cache = kv_cache.data();
+    p.kv_cache = kv_cache.size() > 0 ? kv_cache.data() : nullptr;
+    p.kv_cache_fp8 = kv_cache_fp8.size() > 0 ? kv_cache_fp8.data() : nullptr;
     p.block_table = block_table.data();
     p.seq_lens = seq_lens.data();
     p.out = out.data();
