@@ -8,7 +8,8 @@ if(MHCSIM_ENABLE_CUDA)
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
     if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-      set(CMAKE_CUDA_ARCHITECTURES 90a)
+      # Hopper (H100/H200/H800) first; Ampere (A100) as well, since no kernel needs sm_90 features.
+      set(CMAKE_CUDA_ARCHITECTURES 80 90a)
     endif()
     enable_language(CUDA)
     # CMake 3.25 has no C++20 dialect flags for nvcc; the .cu files are written in C++17.
