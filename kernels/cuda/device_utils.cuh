@@ -5,6 +5,8 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <mutex>
+#include <string>
 #include <type_traits>
 
 #include "mhcsim/error.h"
@@ -65,6 +67,32 @@ void dispatch_streams(int64_t n, F&& f) {
     default: require(false, "n", "the CUDA mHC kernels are built for n in {1, 2, 4, 8}");
   }
 }
+
+// More than 48 KiB of dynamic shared memory needs an opt-in per kernel and device. One object
+// per kernel instantiation (a function-local static at the launch) does it once per device,
+// after checking the device's limit, so a GPU with less (sm_86/89: 99 KiB) gets a clear
+// error rather than a failed launch.
+class SharedMemoryOptIn {
+ public:
+  void ensure(const void* kernel, size_t bytes, const char* key) {
+    int device = 0;
+    MHCSIM_CUDA_CHECK(cudaGetDevice(&device));
+    const uint64_t bit = device < 64 ? uint64_t{1} << device : 0;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (bit != 0 && (done_ & bit) != 0) return;
+    int limit = 0;
+    MHCSIM_CUDA_CHECK(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    require(bytes <= size_t(limit), key,
+            "needs " + std::to_string(bytes) + " B of shared memory per block; this GPU allows " +
+                std::to_string(limit) + " B (the kernels target sm_80 and sm_90)");
+    MHCSIM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+    done_ |= bit;
+  }
+
+ private:
+  std::mutex mutex_;
+  uint64_t done_ = 0;  // bit d: done on device d
+};
 
 inline unsigned grid_1d(int64_t items, int threads) {
   return static_cast<unsigned>((items + threads - 1) / threads);

@@ -164,11 +164,8 @@ __global__ void __launch_bounds__(kThreads) coeff_kernel(MhcCoeffParams p) {
 template <int N>
 void launch(const MhcCoeffParams& p) {
   constexpr size_t bytes = Coeff<N>::kBytes;
-  static const bool configured = [] {  // > 48 KiB of dynamic shared memory needs an opt-in
-    MHCSIM_CUDA_CHECK(cudaFuncSetAttribute(coeff_kernel<N>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-    return true;
-  }();
-  (void)configured;
+  static cuda::SharedMemoryOptIn opt_in;
+  opt_in.ensure(reinterpret_cast<const void*>(coeff_kernel<N>), bytes, "mhc_coeff");
   coeff_kernel<N><<<cuda::grid_1d(p.tokens, kTokens), kThreads, bytes, p.stream>>>(p);
 }
 

@@ -1,12 +1,3 @@
-// MLA decode, weight-absorbed, over a paged bf16 latent cache (FlashMLA layout), split-KV:
-// block (split, head group, sequence) streams its token range in tiles of 32 through shared
-// memory; warp w owns head w of the group (online softmax), lane l scores token l of the tile
-// and then accumulates latent dims 2l, 2l+1 (+64 k). A second kernel merges the splits.
-#include <cmath>
-
-#include "device_utils.cuh"
-#include "mhcsim/kernels/mla_decode.h"
-
 // MLA decode, weight-absorbed, over a paged bf16 latent cache (FlashMLA layout), split-KV, on
 // tensor cores (mma.sync bf16 -> fp32). Block (head block, split, sequence) holds 16 G query
 // heads and streams its token range through a 3-stage cp.async ring of 32-token tiles, so each
@@ -19,11 +10,11 @@
 // single-issue across the group; S and P go through shared memory between the two phases.
 // With the FP8 cache (656-byte rows) the ring holds the rows as stored and each tile is
 // dequantized once into a bf16 tile, bf16(e4m3 x scale) as ref::mla_cache_row defines it.
+#include <cuda_fp8.h>
+
 #include <cmath>
 
 #include "device_utils.cuh"
-#include <cuda_fp8.h>
-
 #include "mhcsim/kernels/mla_decode.h"
 #include "mma.cuh"
 
@@ -36,11 +27,11 @@ constexpr int kWarpsPerGroup = 4;                           // per 16 heads
 constexpr int kDimsPerWarp = int(kMlaLatentDim) / kWarpsPerGroup;  // 128 latent dims of O
 constexpr int kRowVectors = int(kMlaHeadDim) / 8;            // 72 x 16 B per cache row
 // Pitches (elements) chosen so the fragment loads of a warp hit 32 distinct banks: 584 bf16 =
-// 292 words = 4 mod 32 per row; 40 bf16 = 20 words; 36 floats.
+// 292 words = 4 mod 32 per row; 40 bf16 = 20 words.
 constexpr int kRowPitch = int(kMlaHeadDim) + 8;
 constexpr int kPPitch = kTile + 8;
-constexpr int kSPitch = kTile + 4;
-constexpr int kPartialFloats = int(kMlaLatentDim) + 2;     // o (unnormalised), max, sum
+constexpr int kSPitch = kTile + 8;  // 40 floats: the float2 stores of a half-warp hit 32 banks
+constexpr int kPartialFloats = int(kMlaPartialFloats);
 
 template <int G, bool Fp8>
 struct Smem {
@@ -52,7 +43,7 @@ struct Smem {
   static constexpr size_t kQ = size_t(kHeads) * kRowPitch * sizeof(bf16_bits);
   static constexpr size_t kS = size_t(kHeads) * kSPitch * sizeof(float);
   static constexpr size_t kP = size_t(kHeads) * kPPitch * sizeof(bf16_bits);
-  static constexpr size_t kStats = size_t(kHeads) * 3 * sizeof(float);  // max, sum, correction
+  static constexpr size_t kStats = size_t(kHeads) * 4 * sizeof(float);  // max, 2 sums, correction
   static constexpr size_t kBytes = kKv + kQ + kS + kP + kStats;
 };
 
@@ -107,6 +98,7 @@ __global__ void __launch_bounds__(G * kWarpsPerGroup * 32) split_kernel(MlaDecod
   float* row_max = stats;
   float* row_sum = stats + kHeads;
   float* row_corr = stats + 2 * kHeads;
+  float* row_sum_exact = stats + 3 * kHeads;  // of the unrounded weights: for lse only
 
   const int64_t head0 = int64_t(blockIdx.x) * kHeads, split = blockIdx.y, b = blockIdx.z;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -145,6 +137,7 @@ __global__ void __launch_bounds__(G * kWarpsPerGroup * 32) split_kernel(MlaDecod
   for (int h = threadIdx.x; h < kHeads; h += kThreads) {
     row_max[h] = -INFINITY;
     row_sum[h] = 0;
+    row_sum_exact[h] = 0;
   }
   // Group s holds tile s (and q with tile 0); empty groups keep the wait count uniform.
   for (int s = 0; s < kStages - 1; ++s) {
@@ -199,20 +192,28 @@ __global__ void __launch_bounds__(G * kWarpsPerGroup * 32) split_kernel(MlaDecod
         tile_max = fmaxf(tile_max, __shfl_xor_sync(cuda::kFullMask, tile_max, offset));
       const float old_max = row_max[row];
       const float new_max = fmaxf(old_max, tile_max);
-      // The sum adds the bf16-rounded weights that P V uses, so o stays a convex combination.
-      const uint32_t lo = cuda::pack_bf16(expf(v.x - new_max), expf(v.y - new_max));
-      const uint32_t hi = cuda::pack_bf16(expf(v.z - new_max), expf(v.w - new_max));
+      // o is normalised by the sum of the bf16-rounded weights that P V uses, so it stays a
+      // convex combination; lse = max + log(sum) needs the unrounded sum (rounding each
+      // weight by up to 2^-8 would move lse by as much).
+      const float w0 = expf(v.x - new_max), w1 = expf(v.y - new_max);
+      const float w2 = expf(v.z - new_max), w3 = expf(v.w - new_max);
+      const uint32_t lo = cuda::pack_bf16(w0, w1);
+      const uint32_t hi = cuda::pack_bf16(w2, w3);
       const float2 flo = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&lo));
       const float2 fhi = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&hi));
-      float sum = flo.x + flo.y + fhi.x + fhi.y;
+      float sum = flo.x + flo.y + fhi.x + fhi.y, sum_exact = w0 + w1 + w2 + w3;
 #pragma unroll
-      for (int offset = 4; offset > 0; offset /= 2) sum += __shfl_xor_sync(cuda::kFullMask, sum, offset);
+      for (int offset = 4; offset > 0; offset /= 2) {
+        sum += __shfl_xor_sync(cuda::kFullMask, sum, offset);
+        sum_exact += __shfl_xor_sync(cuda::kFullMask, sum_exact, offset);
+      }
       *reinterpret_cast<uint2*>(p_s + row * kPPitch + part * 4) = make_uint2(lo, hi);
       __syncwarp();  // every lane of the row has read row_max before lane 0 of it rewrites it
       if (part == 0) {
         const float corr = expf(old_max - new_max);  // 0 on the first tile (old = -inf)
         row_corr[row] = corr;
         row_sum[row] = row_sum[row] * corr + sum;
+        row_sum_exact[row] = row_sum_exact[row] * corr + sum_exact;
         row_max[row] = new_max;
       }
     }
@@ -264,21 +265,26 @@ __global__ void __launch_bounds__(G * kWarpsPerGroup * 32) split_kernel(MlaDecod
     if (wig == 0 && lane % 4 == 0) {
       o[kMlaLatentDim] = row_max[row];  // -inf and 0 for an empty split
       o[kMlaLatentDim + 1] = row_sum[row];
+      o[kMlaLatentDim + 2] = row_sum_exact[row];
     }
   }
 }
 
-// o = sum_s o_s exp(m_s - M) / L, L = sum_s l_s exp(m_s - M), lse = M + log L.
+// o = sum_s o_s exp(m_s - M) / L, L = sum_s l_s exp(m_s - M) over the rounded-weight sums;
+// lse = M + log L' with L' the same over the unrounded sums.
 __global__ void __launch_bounds__(128) combine_kernel(MlaDecodeParams p, int64_t num_splits) {
   const int64_t b = blockIdx.y, head = blockIdx.x;
   const float* part = p.workspace + (b * num_splits * p.heads + head) * kPartialFloats;
   const int64_t split_stride = p.heads * kPartialFloats;
   float global_max = -INFINITY;
   for (int64_t s = 0; s < num_splits; ++s) global_max = fmaxf(global_max, part[s * split_stride + kMlaLatentDim]);
-  float total = 0;
+  float total = 0, total_exact = 0;
   for (int64_t s = 0; s < num_splits; ++s) {
     const float m = part[s * split_stride + kMlaLatentDim];
-    if (m > -INFINITY) total += part[s * split_stride + kMlaLatentDim + 1] * expf(m - global_max);
+    if (m > -INFINITY) {
+      total += part[s * split_stride + kMlaLatentDim + 1] * expf(m - global_max);
+      total_exact += part[s * split_stride + kMlaLatentDim + 2] * expf(m - global_max);
+    }
   }
   bf16_bits* out = p.out + (b * p.heads + head) * kMlaLatentDim;
   for (int d = threadIdx.x; d < int(kMlaLatentDim); d += 128) {
@@ -290,17 +296,14 @@ __global__ void __launch_bounds__(128) combine_kernel(MlaDecodeParams p, int64_t
     const float value = total > 0 ? o / total : 0.0f;  // empty sequence: o = 0
     *reinterpret_cast<__nv_bfloat16*>(out + d) = __float2bfloat16_rn(value);
   }
-  if (threadIdx.x == 0) p.lse[b * p.heads + head] = total > 0 ? global_max + logf(total) : -INFINITY;
+  if (threadIdx.x == 0) p.lse[b * p.heads + head] = total > 0 ? global_max + logf(total_exact) : -INFINITY;
 }
 
 template <int G, bool Fp8>
 void launch_split(const MlaDecodeParams& p, int64_t splits) {
   constexpr size_t bytes = Smem<G, Fp8>::kBytes;
-  static const bool configured = [] {  // > 48 KiB of dynamic shared memory needs an opt-in
-    MHCSIM_CUDA_CHECK(cudaFuncSetAttribute(split_kernel<G, Fp8>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-    return true;
-  }();
-  (void)configured;
+  static cuda::SharedMemoryOptIn opt_in;
+  opt_in.ensure(reinterpret_cast<const void*>(split_kernel<G, Fp8>), bytes, "mla");
   const dim3 grid(cuda::grid_1d(p.heads, Smem<G, Fp8>::kHeads), static_cast<unsigned>(splits),
                   static_cast<unsigned>(p.batch));
   split_kernel<G, Fp8><<<grid, G * kWarpsPerGroup * 32, bytes, p.stream>>>(p, splits);

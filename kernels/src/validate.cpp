@@ -49,9 +49,8 @@ int64_t mla_num_splits(const MlaDecodeParams& p) {
   return p.max_seq_len <= 0 ? 1 : (p.max_seq_len + p.tokens_per_split - 1) / p.tokens_per_split;
 }
 
-// Per (sequence, split, head): unnormalised o (512), running max, running sum.
 int64_t mla_workspace_floats(const MlaDecodeParams& p) {
-  return p.batch * mla_num_splits(p) * p.heads * (kMlaLatentDim + 2);
+  return p.batch * mla_num_splits(p) * p.heads * kMlaPartialFloats;
 }
 
 void validate(const MlaDecodeParams& p) {

@@ -18,6 +18,10 @@ inline constexpr int64_t kMlaBlockTokens = 64;  // FlashMLA page size
 // FlashMLA's FP8 cache row (DeepSeek-V3.2): the 512 latent values in e4m3 with one fp32 scale
 // per 128 of them, then the 64 RoPE values kept in bf16: 512 + 16 + 128 = 656 bytes. The
 // kernel computes with bf16(e4m3 x scale), which is exact for power-of-two scales.
+// Split-KV workspace record per (sequence, split, head): the unnormalised latent output, the
+// running max, the sums of the bf16-rounded and of the exact softmax weights, and one float
+// of padding so that records stay 8-byte aligned for the kernel's float2 stores.
+inline constexpr int64_t kMlaPartialFloats = kMlaLatentDim + 4;
 inline constexpr int64_t kMlaFp8ScaleTile = 128;
 inline constexpr int64_t kMlaFp8Scales = kMlaLatentDim / kMlaFp8ScaleTile;
 inline constexpr int64_t kMlaFp8RowBytes = kMlaLatentDim + 4 * kMlaFp8Scales + 2 * kMlaRopeDim;
