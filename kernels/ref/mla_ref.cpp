@@ -44,41 +44,52 @@ void quantize_mla_row_fp8(const float* row, uint8_t* out) {
   std::memcpy(out + kMlaLatentDim + sizeof scales, rope, sizeof rope);
 }
 
+std::vector<float> mla_sequence_rows(const MlaDecodeParams& p, int64_t b) {
+  const int64_t len = p.seq_lens[b];
+  std::vector<float> rows(static_cast<size_t>(len * kMlaHeadDim));
+  for (int64_t t = 0; t < len; ++t) {
+    const int64_t block = p.block_table[b * p.max_blocks_per_seq + t / kMlaBlockTokens];
+    mla_cache_row(p, block, t % kMlaBlockTokens, rows.data() + t * kMlaHeadDim);
+  }
+  return rows;
+}
+
+std::vector<double> mla_softmax_weights(const MlaDecodeParams& p, int64_t b, int64_t h,
+                                        const std::vector<float>& rows, double& lse) {
+  const int64_t len = static_cast<int64_t>(rows.size()) / kMlaHeadDim;
+  const bf16_bits* q = p.q + (b * p.heads + h) * kMlaHeadDim;
+  std::vector<double> w(static_cast<size_t>(len));
+  double max_score = -std::numeric_limits<double>::infinity();
+  for (int64_t t = 0; t < len; ++t) {
+    const float* row = rows.data() + t * kMlaHeadDim;
+    double s = 0;
+    for (int64_t d = 0; d < kMlaHeadDim; ++d) s += double(bf16_to_float(q[d])) * row[d];
+    w[static_cast<size_t>(t)] = s * p.softmax_scale;
+    max_score = std::max(max_score, w[static_cast<size_t>(t)]);
+  }
+  double sum = 0;
+  for (double& x : w) sum += (x = std::exp(x - max_score));
+  for (double& x : w) x /= sum;
+  // Empty sequence: the softmax has no terms, so lse = log(0) = -inf.
+  lse = len > 0 ? max_score + std::log(sum) : -std::numeric_limits<double>::infinity();
+  return w;
+}
+
 void mla_decode(const MlaDecodeParams& p, float* out, float* lse) {
   validate(p);
-  std::vector<double> scores, acc(kMlaLatentDim);
-  std::vector<float> rows;  // the sequence's cache rows, [len][576]
   for (int64_t b = 0; b < p.batch; ++b) {
-    const int64_t len = p.seq_lens[b];
-    rows.resize(static_cast<size_t>(len * kMlaHeadDim));
-    for (int64_t t = 0; t < len; ++t) {
-      const int64_t block = p.block_table[b * p.max_blocks_per_seq + t / kMlaBlockTokens];
-      mla_cache_row(p, block, t % kMlaBlockTokens, rows.data() + t * kMlaHeadDim);
-    }
+    const auto rows = mla_sequence_rows(p, b);
     for (int64_t h = 0; h < p.heads; ++h) {
-      const bf16_bits* q = p.q + (b * p.heads + h) * kMlaHeadDim;
+      double head_lse = 0;
+      const auto w = mla_softmax_weights(p, b, h, rows, head_lse);
+      std::vector<double> acc(kMlaLatentDim, 0.0);  // o = 0 for an empty sequence
+      for (size_t t = 0; t < w.size(); ++t) {
+        const float* row = rows.data() + t * kMlaHeadDim;
+        for (int64_t d = 0; d < kMlaLatentDim; ++d) acc[static_cast<size_t>(d)] += w[t] * row[d];
+      }
       float* o = out + (b * p.heads + h) * kMlaLatentDim;
-      scores.assign(static_cast<size_t>(len), 0.0);
-      double max_score = -std::numeric_limits<double>::infinity();
-      for (int64_t t = 0; t < len; ++t) {
-        const float* row = rows.data() + t * kMlaHeadDim;
-        double s = 0;
-        for (int64_t d = 0; d < kMlaHeadDim; ++d) s += double(bf16_to_float(q[d])) * row[d];
-        scores[static_cast<size_t>(t)] = s * p.softmax_scale;
-        max_score = std::max(max_score, scores[static_cast<size_t>(t)]);
-      }
-      std::fill(acc.begin(), acc.end(), 0.0);
-      double sum = 0;
-      for (int64_t t = 0; t < len; ++t) {
-        const float* row = rows.data() + t * kMlaHeadDim;
-        const double w = std::exp(scores[static_cast<size_t>(t)] - max_score);
-        sum += w;
-        for (int64_t d = 0; d < kMlaLatentDim; ++d) acc[static_cast<size_t>(d)] += w * row[d];
-      }
-      // Empty sequence: the softmax has no terms, so o = 0 and lse = log(0) = -inf.
-      for (int64_t d = 0; d < kMlaLatentDim; ++d) o[d] = len > 0 ? float(acc[static_cast<size_t>(d)] / sum) : 0.0f;
-      lse[b * p.heads + h] = len > 0 ? float(max_score + std::log(sum))
-                                     : -std::numeric_limits<float>::infinity();
+      for (int64_t d = 0; d < kMlaLatentDim; ++d) o[d] = float(acc[static_cast<size_t>(d)]);
+      lse[b * p.heads + h] = float(head_lse);
     }
   }
 }

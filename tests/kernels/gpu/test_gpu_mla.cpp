@@ -19,27 +19,13 @@ namespace {
 // weights: |o~ - o| = |sum w e (v - o)| / (1 + sum w e) <= u / (1 - u) sum w |v - o|.
 std::vector<double> weighted_deviation(testing::MlaCase& c, int64_t b, int64_t h, const float* o) {
   const auto p = c.params();
-  const int64_t len = c.seq_lens[size_t(b)];
-  std::vector<float> rows(static_cast<size_t>(len * kMlaHeadDim));
-  for (int64_t t = 0; t < len; ++t) {
-    const int64_t block = p.block_table[b * p.max_blocks_per_seq + t / kMlaBlockTokens];
-    ref::mla_cache_row(p, block, t % kMlaBlockTokens, rows.data() + t * kMlaHeadDim);
-  }
-  std::vector<double> score(static_cast<size_t>(len));
+  const auto rows = ref::mla_sequence_rows(p, b);
+  double lse = 0;
+  const auto w = ref::mla_softmax_weights(p, b, h, rows, lse);
   std::vector<double> deviation(static_cast<size_t>(kMlaLatentDim), 0.0);
-  double max_score = -INFINITY, sum = 0;
-  for (int64_t t = 0; t < len; ++t) {
-    double s = 0;
-    for (int64_t d = 0; d < kMlaHeadDim; ++d)
-      s += double(bf16_to_float(p.q[(b * p.heads + h) * kMlaHeadDim + d])) * rows[size_t(t * kMlaHeadDim + d)];
-    score[size_t(t)] = s * p.softmax_scale;
-    max_score = std::max(max_score, score[size_t(t)]);
-  }
-  for (int64_t t = 0; t < len; ++t) sum += std::exp(score[size_t(t)] - max_score);
-  for (int64_t t = 0; t < len; ++t) {
-    const double w = std::exp(score[size_t(t)] - max_score) / sum;
+  for (size_t t = 0; t < w.size(); ++t) {
     for (int64_t d = 0; d < kMlaLatentDim; ++d)
-      deviation[size_t(d)] += w * std::abs(rows[size_t(t * kMlaHeadDim + d)] - o[d]);
+      deviation[size_t(d)] += w[t] * std::abs(rows[t * kMlaHeadDim + size_t(d)] - o[d]);
   }
   return deviation;
 }
