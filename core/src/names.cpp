@@ -40,9 +40,11 @@ constexpr NameTable<Schedule, 5> kSchedules{{{Schedule::OneF1B, "1f1b"},
                                              {Schedule::ZB1P, "zb1p"},
                                              {Schedule::DualPipe, "dualpipe"},
                                              {Schedule::DualPipeV, "dualpipev"}}};
-constexpr NameTable<ActivationRecompute, 3> kRecompute{{{ActivationRecompute::None, "none"},
+constexpr NameTable<MlpKind, 2> kMlp{{{MlpKind::SwiGLU, "swiglu"}, {MlpKind::GeLU, "gelu"}}};
+constexpr NameTable<ActivationRecompute, 4> kRecompute{{{ActivationRecompute::None, "none"},
                                                        {ActivationRecompute::Selective, "selective"},
-                                                       {ActivationRecompute::Full, "full"}}};
+                                                       {ActivationRecompute::Full, "full"},
+                                                       {ActivationRecompute::Attention, "attention"}}};
 constexpr NameTable<WorkloadMode, 2> kModes{
     {{WorkloadMode::Train, "train"}, {WorkloadMode::Serve, "serve"}}};
 constexpr NameTable<ServePhase, 2> kPhases{
@@ -53,6 +55,7 @@ constexpr NameTable<ServePhase, 2> kPhases{
 std::string_view to_string(DType t) { return name_of(kDTypes, t); }
 std::string_view to_string(AttentionKind k) { return name_of(kAttention, k); }
 std::string_view to_string(ResidualKind k) { return name_of(kResidual, k); }
+std::string_view to_string(MlpKind k) { return name_of(kMlp, k); }
 std::string_view to_string(Schedule s) { return name_of(kSchedules, s); }
 std::string_view to_string(ActivationRecompute r) { return name_of(kRecompute, r); }
 std::string_view to_string(WorkloadMode m) { return name_of(kModes, m); }
@@ -65,6 +68,7 @@ std::optional<AttentionKind> parse_attention_kind(std::string_view s) {
 std::optional<ResidualKind> parse_residual_kind(std::string_view s) {
   return value_of(kResidual, s);
 }
+std::optional<MlpKind> parse_mlp_kind(std::string_view s) { return value_of(kMlp, s); }
 std::optional<Schedule> parse_schedule(std::string_view s) { return value_of(kSchedules, s); }
 std::optional<ActivationRecompute> parse_activation_recompute(std::string_view s) {
   return value_of(kRecompute, s);
@@ -73,5 +77,12 @@ std::optional<WorkloadMode> parse_workload_mode(std::string_view s) {
   return value_of(kModes, s);
 }
 std::optional<ServePhase> parse_serve_phase(std::string_view s) { return value_of(kPhases, s); }
+
+const std::vector<std::string>& published_metric_names() {
+  static const std::vector<std::string> names{"step_time_s", "tflops_per_gpu", "mfu_pct",
+                                              "activation_gib_per_gpu",
+                                              "step_time_ratio_vs_residual"};
+  return names;
+}
 
 }  // namespace mhcsim

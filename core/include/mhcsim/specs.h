@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "mhcsim/calibration.h"
 #include "mhcsim/dtype.h"
@@ -37,6 +38,9 @@ struct HardwareSpec {
 
 enum class AttentionKind { MHA, GQA, MQA, MLA };
 enum class ResidualKind { Residual, HC, MHC };
+// Feed-forward block: SwiGLU (gate, up, down: 3 weight matrices; LLaMA, DeepSeek) or the
+// original Transformer's GeLU MLP (up, down: 2 matrices; GPT-3, Megatron-LM).
+enum class MlpKind { SwiGLU, GeLU };
 
 struct ModelSpec {
   std::string name;
@@ -56,7 +60,8 @@ struct ModelSpec {
   int64_t v_head_dim = 0;
 
   int64_t dense_layers = 0;    // leading layers with a dense FFN (all layers when no experts)
-  int64_t ffn_hidden = 0;      // dense FFN intermediate size (SwiGLU)
+  int64_t ffn_hidden = 0;      // dense FFN intermediate size
+  MlpKind mlp = MlpKind::SwiGLU;  // dense FFN and experts
   int64_t routed_experts = 0;  // 0 = dense model
   int64_t shared_experts = 0;
   int64_t top_k = 0;
@@ -91,8 +96,10 @@ enum class Schedule { OneF1B, Interleaved1F1B, ZB1P, DualPipe, DualPipeV };
 // What a layer keeps for its backward pass. Selective is DeepSeek-V3's scheme (report 3.2.3 and
 // 3.3.3): RMSNorm and the MLA up-projections are recomputed, SwiGLU keeps only its input, and
 // with FP8 GEMMs the inputs of the Linear layers are cached in FP8. Full keeps only the layer
-// input and recomputes the whole layer.
-enum class ActivationRecompute { None, Selective, Full };
+// input and recomputes the whole layer. Attention is Megatron-LM's selective recompute
+// (Korthikanti et al. 2022, sec. 4.2): only the attention core (QK^T, softmax, dropout, PV) is
+// recomputed, which drops the 5as/h term of the activation memory.
+enum class ActivationRecompute { None, Selective, Full, Attention };
 
 // Distinct stages of the layer split that one micro-batch visits on each rank: v for
 // interleaved 1F1B, 2 for DualPipeV (P ranks hold 2P stages, a V), 1 otherwise. DualPipe's
@@ -110,6 +117,12 @@ struct ParallelSpec {
   int64_t tp = 1;
   int64_t pp = 1;
   int64_t dp = 1;
+  int64_t cp = 1;                // context parallel: the sequence split over cp ranks, ring
+                                 // attention passes K/V blocks around them (Megatron-Core CP)
+  bool sequence_parallel = false;  // Megatron SP (Korthikanti et al. 2022): norms/dropout split
+                                   // over TP; all-gather + reduce-scatter replace all-reduce
+  bool flash_attention = true;   // fused attention core (FlashAttention); false = Megatron's
+                                 // unfused QK^T / softmax / dropout / PV with s x s scores in HBM
   int64_t ep = 1;                // expert parallel group size (inside the DP x TP ranks)
   int64_t max_nodes_per_token = 0;  // node-limited routing (0 = unlimited)
   int64_t redundant_experts = 0;    // extra replicas of hot experts (DeepSeek-V3 serving: 32)
@@ -124,7 +137,7 @@ struct ParallelSpec {
   int64_t extra_stage_layers = 0;  // layer-equivalents for embedding / head / MTP when
                                    // splitting layers over stages (DeepSeek-V3: 61 + 3 = 64)
 
-  int64_t world_size() const { return tp * pp * dp; }
+  int64_t world_size() const { return tp * cp * pp * dp; }
   // Pipeline stages the model's layers are cut into (every micro-batch passes each once).
   int64_t stage_count() const { return pp * stages_per_rank(schedule, virtual_stages); }
 };
@@ -137,6 +150,9 @@ struct WorkloadSpec {
   // training
   int64_t seq_len = 4096;
   int64_t micro_batch_seqs = 1;      // sequences per micro-batch
+  // Sequences per optimizer step over all DP ranks; 0 = not given (micro-batches are then
+  // parallel.micro_batches). When given, parallel.micro_batches = global / (dp x micro_batch_seqs).
+  int64_t global_batch_seqs = 0;
   double token_budget = 0;           // total training tokens (for GPU-hours / cost)
   // serving
   ServePhase phase = ServePhase::Decode;
@@ -149,6 +165,26 @@ struct WorkloadSpec {
                                         // tokens/s, for GPU sizing; 0 = none
 };
 
+// Figures measured in a published run (the scenario's [published] table), what
+// `mhcsim validate` compares the model's predictions with.
+struct PublishedFigure {
+  std::string metric;  // one of published_metric_names(); the name carries the unit
+  double value = 0;
+  int line = 0;        // line in the scenario file, for messages
+};
+struct PublishedResults {
+  std::string source;     // paper, table, row
+  bool held_out = false;  // not looked at while choosing the model's default parameters
+  std::vector<PublishedFigure> figures;
+};
+// Metrics a [published] table may hold:
+//   step_time_s                  training iteration time, s
+//   tflops_per_gpu               model TFLOP/s per GPU as the paper counts them (Megatron eq. 3)
+//   mfu_pct                      model FLOPs utilisation, % of BF16 peak (non-causal, ISCA 2025)
+//   activation_gib_per_gpu       activation memory of the most loaded GPU, GiB
+//   step_time_ratio_vs_residual  step time / the same run with a plain residual (mHC overhead)
+const std::vector<std::string>& published_metric_names();
+
 struct Scenario {
   std::string name;
   std::string source;                // where the configuration is published
@@ -160,16 +196,19 @@ struct Scenario {
   WorkloadSpec workload;
   std::optional<std::string> calibration_path;   // as given in the file or --calibration
   std::optional<CalibrationProfile> calibration;  // loaded by the caller (mhcsim_calib)
+  std::optional<PublishedResults> published;      // validation cases only
 };
 
 std::string_view to_string(AttentionKind k);
 std::string_view to_string(ResidualKind k);
+std::string_view to_string(MlpKind k);
 std::string_view to_string(Schedule s);
 std::string_view to_string(ActivationRecompute r);
 std::string_view to_string(WorkloadMode m);
 std::string_view to_string(ServePhase p);
 std::optional<AttentionKind> parse_attention_kind(std::string_view s);
 std::optional<ResidualKind> parse_residual_kind(std::string_view s);
+std::optional<MlpKind> parse_mlp_kind(std::string_view s);
 std::optional<Schedule> parse_schedule(std::string_view s);
 std::optional<ActivationRecompute> parse_activation_recompute(std::string_view s);
 std::optional<WorkloadMode> parse_workload_mode(std::string_view s);
