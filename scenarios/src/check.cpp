@@ -3,12 +3,21 @@
 #include <filesystem>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "schema.h"
 
 namespace mhcsim::scenarios {
 
 SourceLocation KeyLocations::at(const std::string& key) const {
-  const auto it = where_.find(key);
-  return it == where_.end() ? SourceLocation{file_, 0} : it->second;
+  // A key not written is reported at the nearest table that is: a missing published.source
+  // points at the [published] header rather than at line 0.
+  for (std::string k = key;;) {
+    if (const auto it = where_.find(k); it != where_.end()) return it->second;
+    const auto dot = k.rfind('.');
+    if (dot == std::string::npos) return {file_, 0};
+    k.resize(dot);
+  }
 }
 
 namespace {
@@ -76,17 +85,69 @@ void check_mhc(ModelSpec& m, const Checker& c) {
     c.require(m.mhc_n == 1, "model.mhc.n", "a plain residual has n = 1 (set model.mhc.kind = \"mhc\" or \"hc\")");
 }
 
-void check_parallel(Scenario& s, const Checker& c) {
-  auto& p = s.parallel;
+// TP, CP and PP against the model's shape, before the GPU count is split over them.
+void check_model_split(const Scenario& s, const Checker& c) {
+  const auto& p = s.parallel;
   const auto& m = s.model;
   c.require(m.heads % p.tp == 0, "parallel.tp",
             fmt::format("{} attention heads do not split over TP {}", m.heads, p.tp));
+  c.require(!p.sequence_parallel || p.tp > 1, "parallel.sequence_parallel",
+            "sequence parallelism splits over TP: needs parallel.tp > 1");
+  // Megatron-Core's causal CP cuts the sequence into 2 x CP chunks and gives rank r chunks r
+  // and 2CP-1-r, so every rank gets an equal share of the causal mask's work.
+  if (s.workload.mode == WorkloadMode::Train && p.cp > 1)
+    c.require(s.workload.seq_len % (2 * p.cp) == 0, "parallel.cp",
+              fmt::format("workload.seq_len {} does not split into 2 x CP = {} chunks (load-balanced "
+                          "causal CP gives each rank one early and one late chunk)",
+                          s.workload.seq_len, 2 * p.cp));
   c.require(p.pp <= m.layers, "parallel.pp", fmt::format("PP {} exceeds {} layers", p.pp, m.layers));
-
-  const bool dual = p.schedule == Schedule::DualPipe || p.schedule == Schedule::DualPipeV;
   if (p.schedule == Schedule::DualPipe)
     c.require(p.pp % 2 == 0, "parallel.pp", fmt::format("DualPipe needs an even number of ranks (got PP {})", p.pp));
-  if (dual) {
+}
+
+// hardware.gpus = TP x CP x PP x DP; DP is derived when only the GPU count is given.
+void derive_dp(Scenario& s, const Checker& c) {
+  auto& p = s.parallel;
+  if (s.hardware.gpus > 0 && !c.keys.has("parallel.dp")) {
+    c.require(s.hardware.gpus % (p.tp * p.cp * p.pp) == 0, "hardware.gpus",
+              fmt::format("{} GPUs do not split into TP {} x CP {} x PP {}", s.hardware.gpus, p.tp,
+                          p.cp, p.pp));
+    p.dp = s.hardware.gpus / (p.tp * p.cp * p.pp);
+  } else if (s.hardware.gpus == 0) {
+    s.hardware.gpus = p.world_size();
+  }
+  c.require(s.hardware.gpus == p.world_size(), "hardware.gpus",
+            fmt::format("{} GPUs != TP {} x CP {} x PP {} x DP {} = {}", s.hardware.gpus, p.tp, p.cp,
+                        p.pp, p.dp, p.world_size()));
+}
+
+// workload.global_batch_seqs (Megatron's --global-batch-size) fixes the micro-batches per
+// pipeline: global = DP x micro_batch_seqs x micro_batches. Needs DP, so runs after derive_dp.
+void derive_micro_batches(Scenario& s, const Checker& c) {
+  const auto& w = s.workload;
+  auto& p = s.parallel;
+  if (w.global_batch_seqs == 0) return;
+  c.require(w.mode == WorkloadMode::Train, "workload.global_batch_seqs", "only for mode = train");
+  const int64_t per_micro_batch = p.dp * w.micro_batch_seqs;
+  c.require(w.global_batch_seqs % per_micro_batch == 0, "workload.global_batch_seqs",
+            fmt::format("{} sequences do not split into DP {} x micro_batch_seqs {} = {} per micro-batch",
+                        w.global_batch_seqs, p.dp, w.micro_batch_seqs, per_micro_batch));
+  const int64_t micro_batches = w.global_batch_seqs / per_micro_batch;
+  c.require(micro_batches <= kMaxMicroBatches, "workload.global_batch_seqs",
+            fmt::format("gives {} micro-batches per pipeline (expected at most {})", micro_batches,
+                        kMaxMicroBatches));
+  c.require(!c.keys.has("parallel.micro_batches") || p.micro_batches == micro_batches,
+            "parallel.micro_batches",
+            fmt::format("both parallel.micro_batches = {} and workload.global_batch_seqs = {} are given, "
+                        "and the batch gives {} (= {} / (DP {} x micro_batch_seqs {})): give one",
+                        p.micro_batches, w.global_batch_seqs, micro_batches, w.global_batch_seqs, p.dp,
+                        w.micro_batch_seqs));
+  p.micro_batches = micro_batches;
+}
+
+// What each pipeline schedule needs of the micro-batch count and the virtual stages.
+void check_schedule(const ParallelSpec& p, const Checker& c) {
+  if (p.schedule == Schedule::DualPipe || p.schedule == Schedule::DualPipeV) {
     c.require(p.micro_batches >= 2 * p.pp, "parallel.micro_batches",
               fmt::format("{} needs micro_batches >= 2 x PP = {} (got {})", to_string(p.schedule),
                           2 * p.pp, p.micro_batches));
@@ -105,37 +166,42 @@ void check_parallel(Scenario& s, const Checker& c) {
     c.require(!c.keys.has("parallel.virtual_stages") || p.virtual_stages == 1, "parallel.virtual_stages",
               "only the interleaved schedule uses virtual stages");
   }
-  if (s.hardware.gpus > 0 && !c.keys.has("parallel.dp")) {
-    c.require(s.hardware.gpus % (p.tp * p.pp) == 0, "hardware.gpus",
-              fmt::format("{} GPUs do not split into TP {} x PP {}", s.hardware.gpus, p.tp, p.pp));
-    p.dp = s.hardware.gpus / (p.tp * p.pp);
-  } else if (s.hardware.gpus == 0) {
-    s.hardware.gpus = p.world_size();
-  }
-  c.require(s.hardware.gpus == p.world_size(), "hardware.gpus",
-            fmt::format("{} GPUs != TP {} x PP {} x DP {} = {}", s.hardware.gpus, p.tp, p.pp, p.dp,
-                        p.world_size()));
-  const int64_t stages = p.stage_count();
-  const int64_t stage_layers = m.layers + p.extra_stage_layers;
-  c.require(stage_layers % stages == 0, "parallel.pp",
-            fmt::format("model.layers {} + parallel.extra_stage_layers {} = {} is not divisible by the "
-                        "{} pipeline stages ({} ranks x {} stages per rank, schedule {})",
-                        m.layers, p.extra_stage_layers, stage_layers, stages, p.pp,
-                        stages_per_rank(p.schedule, p.virtual_stages), to_string(p.schedule)));
+}
 
+void check_experts(const Scenario& s, const Checker& c) {
+  const auto& p = s.parallel;
+  const auto& m = s.model;
   if (!m.is_moe()) {
     c.require(p.ep == 1, "parallel.ep", "expert parallelism needs routed experts (model.moe.routed_experts)");
     c.require(p.redundant_experts == 0, "parallel.redundant_experts", "set without routed experts");
-  } else {
-    c.require(p.ep <= m.routed_experts, "parallel.ep",
-              fmt::format("EP {} is larger than the {} routed experts", p.ep, m.routed_experts));
-    const int64_t slots = m.routed_experts + p.redundant_experts;
-    c.require(slots % p.ep == 0, "parallel.ep",
-              fmt::format("{} routed + {} redundant experts do not split evenly over EP {}",
-                          m.routed_experts, p.redundant_experts, p.ep));
-    c.require((p.dp * p.tp) % p.ep == 0, "parallel.ep",
-              fmt::format("EP {} must divide the DP x TP = {} ranks of a stage", p.ep, p.dp * p.tp));
+    return;
   }
+  c.require(p.ep <= m.routed_experts, "parallel.ep",
+            fmt::format("EP {} is larger than the {} routed experts", p.ep, m.routed_experts));
+  const int64_t slots = m.routed_experts + p.redundant_experts;
+  c.require(slots % p.ep == 0, "parallel.ep",
+            fmt::format("{} routed + {} redundant experts do not split evenly over EP {}",
+                        m.routed_experts, p.redundant_experts, p.ep));
+  // Experts are not split over CP in our model: each CP rank holds the stage's experts.
+  c.require((p.dp * p.tp) % p.ep == 0, "parallel.ep",
+            fmt::format("EP {} must divide the DP x TP = {} ranks of a stage (experts are not split over CP)",
+                        p.ep, p.dp * p.tp));
+}
+
+void check_parallel(Scenario& s, const Checker& c) {
+  auto& p = s.parallel;
+  check_model_split(s, c);
+  derive_dp(s, c);
+  derive_micro_batches(s, c);
+  check_schedule(p, c);
+  const int64_t stages = p.stage_count();
+  const int64_t stage_layers = s.model.layers + p.extra_stage_layers;
+  c.require(stage_layers % stages == 0, "parallel.pp",
+            fmt::format("model.layers {} + parallel.extra_stage_layers {} = {} is not divisible by the "
+                        "{} pipeline stages ({} ranks x {} stages per rank, schedule {})",
+                        s.model.layers, p.extra_stage_layers, stage_layers, stages, p.pp,
+                        stages_per_rank(p.schedule, p.virtual_stages), to_string(p.schedule)));
+  check_experts(s, c);
   c.require(p.zero_stage == 0 || p.dp > 1 || !c.keys.has("parallel.zero_stage"), "parallel.zero_stage",
             "ZeRO shards over data parallelism: needs parallel.dp > 1");
 }
@@ -165,6 +231,16 @@ void check_calibration(Scenario& s, const Checker& c) {
   s.calibration_path = p.string();
 }
 
+// A [published] table is a validation case: it must say where its figures come from and hold
+// at least one figure to compare with.
+void check_published(const Scenario& s, const Checker& c) {
+  if (!s.published && !c.keys.has("published")) return;
+  c.require(s.published && !s.published->source.empty(), "published.source",
+            "missing or empty (a [published] table must cite its figures, expected a string)");
+  c.require(!s.published->figures.empty(), "published",
+            fmt::format("no figure (expected at least one of {})", fmt::join(published_metric_names(), ", ")));
+}
+
 }  // namespace
 
 void complete_and_check(Scenario& s, const KeyLocations& keys) {
@@ -175,6 +251,7 @@ void complete_and_check(Scenario& s, const KeyLocations& keys) {
   check_parallel(s, c);
   check_precision(s, c);
   check_calibration(s, c);
+  check_published(s, c);
   if (s.model.name.empty()) s.model.name = s.name;
 }
 

@@ -1,6 +1,17 @@
 #include "mhcsim/scenarios/describe.h"
 
 namespace mhcsim::scenarios {
+namespace {
+
+// The [published] table as written (figures keyed by metric name), or null without one.
+nlohmann::json published_json(const std::optional<PublishedResults>& p) {
+  if (!p) return nullptr;
+  nlohmann::json figures = nlohmann::json::object();
+  for (const auto& f : p->figures) figures[f.metric] = f.value;
+  return {{"source", p->source}, {"held_out", p->held_out}, {"figures", figures}};
+}
+
+}  // namespace
 
 nlohmann::json to_json(const Scenario& s) {
   const auto& m = s.model;
@@ -20,6 +31,7 @@ nlohmann::json to_json(const Scenario& s) {
         {"kv_lora_rank", m.kv_lora_rank}, {"qk_nope_head_dim", m.qk_nope_head_dim},
         {"qk_rope_head_dim", m.qk_rope_head_dim}, {"v_head_dim", m.v_head_dim},
         {"dense_layers", m.dense_layers}, {"ffn_hidden", m.ffn_hidden},
+        {"mlp", std::string(to_string(m.mlp))},
         {"routed_experts", m.routed_experts}, {"shared_experts", m.shared_experts},
         {"top_k", m.top_k}, {"expert_ffn_hidden", m.expert_ffn_hidden},
         {"expert_groups", m.expert_groups}, {"max_groups_per_token", m.max_groups_per_token},
@@ -38,7 +50,8 @@ nlohmann::json to_json(const Scenario& s) {
         {"optimizer_states", dt(pr.optimizer_states)}, {"kv_cache", dt(pr.kv_cache)},
         {"dispatch", dt(pr.dispatch)}, {"combine", dt(pr.combine)}, {"fp8_tile", pr.fp8_tile}}},
       {"parallel",
-       {{"tp", p.tp}, {"pp", p.pp}, {"dp", p.dp}, {"ep", p.ep},
+       {{"tp", p.tp}, {"cp", p.cp}, {"pp", p.pp}, {"dp", p.dp}, {"ep", p.ep},
+        {"sequence_parallel", p.sequence_parallel}, {"flash_attention", p.flash_attention},
         {"max_nodes_per_token", p.max_nodes_per_token}, {"redundant_experts", p.redundant_experts},
         {"schedule", std::string(to_string(p.schedule))}, {"micro_batches", p.micro_batches},
         {"virtual_stages", p.virtual_stages}, {"stages", p.stage_count()},
@@ -49,11 +62,13 @@ nlohmann::json to_json(const Scenario& s) {
         {"extra_stage_layers", p.extra_stage_layers}}},
       {"workload",
        {{"mode", std::string(to_string(w.mode))}, {"seq_len", w.seq_len},
-        {"micro_batch_seqs", w.micro_batch_seqs}, {"token_budget", w.token_budget},
+        {"micro_batch_seqs", w.micro_batch_seqs}, {"global_batch_seqs", w.global_batch_seqs},
+        {"token_budget", w.token_budget},
         {"phase", std::string(to_string(w.phase))}, {"context_len", w.context_len},
         {"batch_seqs", w.batch_seqs}, {"kv_block_tokens", w.kv_block_tokens},
         {"target_tokens_per_second", w.target_tokens_per_second}}},
       {"calibration_profile", s.calibration_path ? nlohmann::json(*s.calibration_path) : nullptr},
+      {"published", published_json(s.published)},
   };
 }
 

@@ -40,7 +40,9 @@ std::string closest_key(std::string_view key, const std::vector<std::string>& kn
   const std::string* best = nullptr;
   size_t best_d = 4;  // suggest only near misses
   for (const auto& k : known) {
-    const size_t d = edit_distance(key, k);
+    // A key written without its unit suffix (`tflops` for `tflops_per_gpu`) is a near miss too.
+    const bool unit_dropped = k.size() > key.size() && k.compare(0, key.size(), key) == 0 && k[key.size()] == '_';
+    const size_t d = unit_dropped ? 1 : edit_distance(key, k);
     if (d < best_d) best_d = d, best = &k;
   }
   return best ? fmt::format(" (did you mean '{}'?)", *best) : std::string();

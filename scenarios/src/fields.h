@@ -50,20 +50,40 @@ Field<T> int_field(std::string key, int64_t lo, int64_t hi, Ref ref, bool requir
   return f;
 }
 
+// The node as a finite double; an integer is accepted too (`overlap = 1`).
+template <class T>
+double finite_number(const Field<T>& f, const toml::node& node, const SourceLocation& where) {
+  std::optional<double> v;
+  if (const auto i = node.value_exact<int64_t>()) v = static_cast<double>(*i);
+  else v = node.value_exact<double>();
+  if (!v) throw InputError(f.key, type_error(f, node), where);
+  if (!std::isfinite(*v))
+    throw InputError(f.key, fmt::format("{} is not a finite number (expected {})", *v, f.expected), where);
+  return *v;
+}
+
 template <class T>
 Field<T> float_field(std::string key, double lo, double hi, std::function<double&(T&)> ref,
                      bool required = false) {
   Field<T> f{std::move(key), fmt::format("number in [{}, {}]", lo, hi), required, {}};
   f.store = [f, lo, hi, ref](T& t, const toml::node& node, const SourceLocation& where) {
-    std::optional<double> v;
-    if (const auto i = node.value_exact<int64_t>()) v = static_cast<double>(*i);
-    else v = node.value_exact<double>();
-    if (!v) throw InputError(f.key, type_error(f, node), where);
-    if (!std::isfinite(*v))
-      throw InputError(f.key, fmt::format("{} is not a finite number (expected {})", *v, f.expected), where);
-    if (*v < lo || *v > hi)
-      throw InputError(f.key, fmt::format("{} is out of range (expected {})", *v, f.expected), where);
-    ref(t) = *v;
+    const double v = finite_number(f, node, where);
+    if (v < lo || v > hi)
+      throw InputError(f.key, fmt::format("{} is out of range (expected {})", v, f.expected), where);
+    ref(t) = v;
+  };
+  return f;
+}
+
+// A measured quantity: no upper bound, strictly positive (a [lo, hi] range cannot say "> 0").
+// `set` also gets the value's location, for values that keep their line (published figures).
+template <class T>
+Field<T> positive_field(std::string key, std::function<void(T&, double, const SourceLocation&)> set) {
+  Field<T> f{std::move(key), "a finite number > 0", false, {}};
+  f.store = [f, set](T& t, const toml::node& node, const SourceLocation& where) {
+    const double v = finite_number(f, node, where);
+    if (!(v > 0)) throw InputError(f.key, fmt::format("{} is not > 0 (expected {})", v, f.expected), where);
+    set(t, v, where);
   };
   return f;
 }
@@ -116,7 +136,8 @@ std::string closest_key(std::string_view key, const std::vector<std::string>& kn
 
 // Walks every leaf of `root`; unknown keys and tables are errors. Then stores each field's
 // value in schema order; missing required fields are errors at the parent table's line.
-// `seen` receives the location of every key present (for cross-key checks).
+// `seen` receives the location of every key and known table present (for cross-key checks,
+// and to anchor errors about a key missing from a table at that table).
 template <class T>
 void apply_fields(T& target, const toml::table& root, const std::vector<Field<T>>& schema,
                   const std::string& file, const std::string& prefix,

@@ -21,6 +21,7 @@ void check_unknown_keys(const toml::table& table, const std::string& path,
                                        : fmt::format("unknown table{}", closest_key(key, keys)),
                          where);
       }
+      if (seen) seen(key, where);
       check_unknown_keys(*sub, key, schema, keys, tables, file, seen);
     } else if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
       throw InputError(key, tables.count(key) ? "expected a table"

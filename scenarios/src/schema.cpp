@@ -15,8 +15,26 @@ Field<S> dtype(std::string key, DType& (*ref)(S&)) {
   return enum_field<S, DType>(std::move(key), kDTypes, parse_dtype, ref);
 }
 
+// Any key of [published] creates the table; check.cpp then requires its source and a figure.
+PublishedResults& published(S& s) { return s.published ? *s.published : s.published.emplace(); }
+
+// [published]: where the figures come from, whether they were held out, and one key per
+// metric that `mhcsim validate` can compare (the names carry the units).
+std::vector<Field<S>> published_schema() {
+  std::vector<Field<S>> fields{
+      string_field<S>("published.source", [](S& s, std::string v) { published(s).source = std::move(v); }),
+      bool_field<S>("published.held_out", [](S& s) -> bool& { return published(s).held_out; }),
+  };
+  for (const auto& metric : published_metric_names())
+    fields.push_back(positive_field<S>("published." + metric,
+                                       [metric](S& s, double v, const SourceLocation& where) {
+                                         published(s).figures.push_back({metric, v, where.line});
+                                       }));
+  return fields;
+}
+
 std::vector<Field<S>> build_schema() {
-  return {
+  std::vector<Field<S>> schema{
       string_field<S>("name", [](S& s, std::string v) { s.name = std::move(v); }, true),
       string_field<S>("source", [](S& s, std::string v) { s.source = std::move(v); }),
 
@@ -36,6 +54,8 @@ std::vector<Field<S>> build_schema() {
       int_field<S>("model.v_head_dim", 0, 4096, [](S& s) -> int64_t& { return s.model.v_head_dim; }),
       int_field<S>("model.dense_layers", 0, 4096, [](S& s) -> int64_t& { return s.model.dense_layers; }),
       int_field<S>("model.ffn_hidden", 0, kMaxDim, [](S& s) -> int64_t& { return s.model.ffn_hidden; }),
+      enum_field<S, MlpKind>("model.mlp", "swiglu|gelu", parse_mlp_kind,
+                             [](S& s) -> MlpKind& { return s.model.mlp; }),
       bool_field<S>("model.tied_embeddings", [](S& s) -> bool& { return s.model.tied_embeddings; }),
       int_field<S>("model.moe.routed_experts", 0, 65536, [](S& s) -> int64_t& { return s.model.routed_experts; }),
       int_field<S>("model.moe.shared_experts", 0, 64, [](S& s) -> int64_t& { return s.model.shared_experts; }),
@@ -73,15 +93,18 @@ std::vector<Field<S>> build_schema() {
       int_field<S>("parallel.tp", 1, 1024, [](S& s) -> int64_t& { return s.parallel.tp; }),
       int_field<S>("parallel.pp", 1, 4096, [](S& s) -> int64_t& { return s.parallel.pp; }),
       int_field<S>("parallel.dp", 1, int64_t{1} << 24, [](S& s) -> int64_t& { return s.parallel.dp; }),
+      int_field<S>("parallel.cp", 1, 1024, [](S& s) -> int64_t& { return s.parallel.cp; }),
+      bool_field<S>("parallel.sequence_parallel", [](S& s) -> bool& { return s.parallel.sequence_parallel; }),
+      bool_field<S>("parallel.flash_attention", [](S& s) -> bool& { return s.parallel.flash_attention; }),
       int_field<S>("parallel.ep", 1, 65536, [](S& s) -> int64_t& { return s.parallel.ep; }),
       int_field<S>("parallel.max_nodes_per_token", 0, 4096, [](S& s) -> int64_t& { return s.parallel.max_nodes_per_token; }),
       int_field<S>("parallel.redundant_experts", 0, 65536, [](S& s) -> int64_t& { return s.parallel.redundant_experts; }),
       enum_field<S, Schedule>("parallel.schedule", "1f1b|interleaved|zb1p|dualpipe|dualpipev",
                               parse_schedule, [](S& s) -> Schedule& { return s.parallel.schedule; }),
-      int_field<S>("parallel.micro_batches", 1, int64_t{1} << 20, [](S& s) -> int64_t& { return s.parallel.micro_batches; }),
+      int_field<S>("parallel.micro_batches", 1, kMaxMicroBatches, [](S& s) -> int64_t& { return s.parallel.micro_batches; }),
       int_field<S>("parallel.virtual_stages", 1, 1024, [](S& s) -> int64_t& { return s.parallel.virtual_stages; }),
       int_field<S>("parallel.zero_stage", 0, 3, [](S& s) -> int64_t& { return s.parallel.zero_stage; }),
-      enum_field<S, ActivationRecompute>("parallel.activation_recompute", "none|selective|full",
+      enum_field<S, ActivationRecompute>("parallel.activation_recompute", "none|selective|full|attention",
                                          parse_activation_recompute,
                                          [](S& s) -> ActivationRecompute& { return s.parallel.activation_recompute; }),
       bool_field<S>("parallel.recompute_mhc", [](S& s) -> bool& { return s.parallel.recompute_mhc; }),
@@ -93,6 +116,8 @@ std::vector<Field<S>> build_schema() {
                                   [](S& s) -> WorkloadMode& { return s.workload.mode; }, true),
       int_field<S>("workload.seq_len", 1, kMaxTokens, [](S& s) -> int64_t& { return s.workload.seq_len; }),
       int_field<S>("workload.micro_batch_seqs", 1, int64_t{1} << 20, [](S& s) -> int64_t& { return s.workload.micro_batch_seqs; }),
+      int_field<S>("workload.global_batch_seqs", 0, int64_t{1} << 40,
+                   [](S& s) -> int64_t& { return s.workload.global_batch_seqs; }),
       float_field<S>("workload.token_budget", 0, 1e18, [](S& s) -> double& { return s.workload.token_budget; }),
       enum_field<S, ServePhase>("workload.phase", "decode|prefill", parse_serve_phase,
                                 [](S& s) -> ServePhase& { return s.workload.phase; }),
@@ -103,6 +128,8 @@ std::vector<Field<S>> build_schema() {
 
       string_field<S>("calibration.profile", [](S& s, std::string v) { s.calibration_path = std::move(v); }),
   };
+  for (auto& f : published_schema()) schema.push_back(std::move(f));
+  return schema;
 }
 
 }  // namespace

@@ -9,7 +9,9 @@
 
 #include "mhcsim/error.h"
 #include "mhcsim/scenarios/catalog.h"
+#include "mhcsim/scenarios/describe.h"
 #include "mhcsim/scenarios/load.h"
+#include "mhcsim/scenarios/template.h"
 
 using namespace mhcsim;
 using namespace mhcsim::scenarios;
@@ -26,10 +28,10 @@ std::string read_text(const fs::path& p) {
   return s.str();
 }
 
-// The default scenario with one line replaced (matched by regex), so each bad-input case is a
-// one-line edit of a real configuration.
-std::string edited(const std::string& pattern, const std::string& replacement) {
-  const std::string text = read_text(kScenarios / "deepseek_v3_train.toml");
+// The default scenario (or `text`) with one line replaced (matched by regex), so each
+// bad-input case is a one-line edit of a real configuration.
+std::string edited(const std::string& pattern, const std::string& replacement,
+                   const std::string& text = read_text(kScenarios / "deepseek_v3_train.toml")) {
   const std::string out = std::regex_replace(text, std::regex(pattern), replacement);
   REQUIRE(out != text);
   return out;
@@ -51,6 +53,37 @@ InputError error_of(const std::string& text, const std::vector<Override>& overri
   FAIL("expected an InputError");
   throw;  // unreachable
 }
+
+// A small dense GPT in the shape of Megatron-LM's runs, for the keys the DeepSeek-V3 file does
+// not use: DP = 64 / (TP 2 x PP 2) = 16 when CP is 1.
+const std::string kGpt = R"(name = "gpt"
+[model]
+layers = 8
+hidden = 1024
+vocab = 51200
+attention = "mha"
+heads = 16
+head_dim = 64
+ffn_hidden = 4096
+[hardware]
+gpu = "A100"
+gpus = 64
+[parallel]
+tp = 2
+pp = 2
+[workload]
+mode = "train"
+seq_len = 2048
+micro_batch_seqs = 2
+)";
+
+// kGpt with `lines` added at the end of `[table]`.
+std::string gpt_with(const std::string& table, const std::string& lines) {
+  return edited("\\[" + table + "\\]\n", "[" + table + "]\n" + lines + "\n", kGpt);
+}
+
+// kGpt with a [published] table holding `lines`.
+std::string gpt_published(const std::string& lines) { return kGpt + "[published]\n" + lines + "\n"; }
 
 }  // namespace
 
@@ -186,4 +219,187 @@ TEST_CASE("FP8 GEMMs are rejected on a GPU without FP8") {
   const InputError e = error_of(text, {parse_override("hardware.gpu=A100")});
   CHECK(e.key() == "precision.gemm");
   CHECK_THAT(e.reason(), Catch::Contains("no FP8"));
+}
+
+TEST_CASE("the op-level keys parse and default to the previous behaviour") {
+  SECTION("defaults: SwiGLU, no CP or SP, FlashAttention, micro-batches as given, no [published]") {
+    const Scenario s = load_scenario_from_string(kGpt, "gpt.toml");
+    CHECK(s.model.mlp == MlpKind::SwiGLU);
+    CHECK(s.parallel.cp == 1);
+    CHECK_FALSE(s.parallel.sequence_parallel);
+    CHECK(s.parallel.flash_attention);
+    CHECK(s.parallel.dp == 16);
+    CHECK(s.parallel.micro_batches == 1);
+    CHECK(s.workload.global_batch_seqs == 0);
+    CHECK_FALSE(s.published.has_value());
+  }
+  SECTION("every key set") {
+    const std::string text =
+        gpt_with("model", "mlp = \"gelu\"");
+    const Scenario s = load_scenario_from_string(
+        gpt_with("workload", "global_batch_seqs = 256"), "gpt.toml",
+        {parse_override("model.mlp=gelu"), parse_override("parallel.cp=2"),
+         parse_override("parallel.sequence_parallel=true"), parse_override("parallel.flash_attention=false"),
+         parse_override("parallel.activation_recompute=attention")});
+    CHECK(load_scenario_from_string(text, "gpt.toml").model.mlp == MlpKind::GeLU);
+    CHECK(s.model.mlp == MlpKind::GeLU);
+    CHECK(s.parallel.cp == 2);
+    CHECK(s.parallel.dp == 8);  // 64 GPUs / (TP 2 x CP 2 x PP 2)
+    CHECK(s.parallel.world_size() == 64);
+    CHECK(s.parallel.sequence_parallel);
+    CHECK_FALSE(s.parallel.flash_attention);
+    CHECK(s.parallel.activation_recompute == ActivationRecompute::Attention);
+    CHECK(s.workload.global_batch_seqs == 256);
+    CHECK(s.parallel.micro_batches == 16);  // 256 / (DP 8 x 2 sequences)
+
+    const nlohmann::json j = to_json(s);
+    CHECK(j["model"]["mlp"] == "gelu");
+    CHECK(j["parallel"]["cp"] == 2);
+    CHECK(j["parallel"]["sequence_parallel"] == true);
+    CHECK(j["parallel"]["flash_attention"] == false);
+    CHECK(j["parallel"]["activation_recompute"] == "attention");
+    CHECK(j["parallel"]["micro_batches"] == 16);
+    CHECK(j["workload"]["global_batch_seqs"] == 256);
+    CHECK(j["published"].is_null());
+  }
+}
+
+TEST_CASE("workload.global_batch_seqs derives the micro-batches before the schedule checks") {
+  SECTION("global = DP x micro_batch_seqs x micro_batches") {
+    const Scenario s = load_scenario_from_string(gpt_with("workload", "global_batch_seqs = 1024"), "gpt.toml");
+    CHECK(s.parallel.micro_batches == 32);  // 1024 / (DP 16 x 2)
+  }
+  SECTION("an explicit micro_batches that agrees is accepted") {
+    const std::string text = gpt_with("parallel", "micro_batches = 32");
+    CHECK(load_scenario_from_string(edited("seq_len = 2048", "seq_len = 2048\nglobal_batch_seqs = 1024", text),
+                                    "gpt.toml")
+              .parallel.micro_batches == 32);
+  }
+  SECTION("the interleaved schedule sees the derived count") {
+    // 96 / (DP 16 x 2) = 3 micro-batches, not divisible by PP 2; nothing in the file says 3.
+    const std::string text = gpt_with("parallel", "schedule = \"interleaved\"\nvirtual_stages = 2");
+    const InputError e = error_of(edited("seq_len = 2048", "seq_len = 2048\nglobal_batch_seqs = 96", text));
+    CHECK(e.key() == "parallel.micro_batches");
+    CHECK_THAT(e.reason(), Catch::Contains("divisible by PP 2 (got 3)"));
+    // A count the schedule accepts: 128 / 32 = 4.
+    CHECK(load_scenario_from_string(edited("seq_len = 2048", "seq_len = 2048\nglobal_batch_seqs = 128", text),
+                                    "gpt.toml")
+              .parallel.micro_batches == 4);
+  }
+}
+
+TEST_CASE("bad op-level and [published] keys name the key and the line") {
+  struct Case {
+    const char* what;
+    std::string text, key, message, line_needle;
+  };
+  const std::vector<Case> cases{
+      {"unknown MLP", gpt_with("model", "mlp = \"relu\""), "model.mlp", "expected one of swiglu|gelu", "mlp ="},
+      {"CP out of range", gpt_with("parallel", "cp = 0"), "parallel.cp", "out of range (expected integer in [1, 1024])",
+       "cp = 0"},
+      {"CP dividing seq_len but not into 2 x CP chunks", edited("seq_len = 2048", "seq_len = 2052", gpt_with("parallel", "cp = 4")),
+       "parallel.cp", "2052 does not split into 2 x CP = 8 chunks", "cp = 4"},
+      {"GPUs not split over CP", edited("seq_len = 2048", "seq_len = 6144", gpt_with("parallel", "cp = 3")),
+       "hardware.gpus", "64 GPUs do not split into TP 2 x CP 3 x PP 2", "gpus = 64"},
+      {"explicit DP ignoring CP", gpt_with("parallel", "cp = 2\ndp = 16"), "hardware.gpus",
+       "64 GPUs != TP 2 x CP 2 x PP 2 x DP 16 = 128", "gpus = 64"},
+      {"SP without TP", edited("tp = 2", "tp = 1", gpt_with("parallel", "sequence_parallel = true")),
+       "parallel.sequence_parallel", "needs parallel.tp > 1", "sequence_parallel"},
+      {"flash_attention not a bool", gpt_with("parallel", "flash_attention = \"yes\""), "parallel.flash_attention",
+       "expected true or false", "flash_attention"},
+      {"unknown recompute", gpt_with("parallel", "activation_recompute = \"attn\""), "parallel.activation_recompute",
+       "expected one of none|selective|full|attention", "activation_recompute"},
+      {"global batch not divisible", gpt_with("workload", "global_batch_seqs = 100"), "workload.global_batch_seqs",
+       "100 sequences do not split into DP 16 x micro_batch_seqs 2 = 32", "global_batch_seqs"},
+      {"global batch out of range", gpt_with("workload", "global_batch_seqs = -1"), "workload.global_batch_seqs",
+       "out of range", "global_batch_seqs"},
+      {"global batch and micro_batches disagree",
+       edited("seq_len = 2048", "seq_len = 2048\nglobal_batch_seqs = 256", gpt_with("parallel", "micro_batches = 4")),
+       "parallel.micro_batches", "both parallel.micro_batches = 4 and workload.global_batch_seqs = 256 are given",
+       "micro_batches = 4"},
+      {"global batch when serving", edited("mode = \"train\"", "mode = \"serve\"", gpt_with("workload", "global_batch_seqs = 64")),
+       "workload.global_batch_seqs", "only for mode = train", "global_batch_seqs"},
+      {"unknown published metric", gpt_published("source = \"x\"\ntflops = 100"), "published.tflops",
+       "did you mean 'published.tflops_per_gpu'", "tflops ="},
+      {"zero figure", gpt_published("source = \"x\"\nstep_time_s = 0"), "published.step_time_s", "0 is not > 0",
+       "step_time_s"},
+      {"negative figure", gpt_published("source = \"x\"\nmfu_pct = -40"), "published.mfu_pct", "is not > 0", "mfu_pct"},
+      {"NaN figure", gpt_published("source = \"x\"\nmfu_pct = nan"), "published.mfu_pct", "not a finite number",
+       "mfu_pct"},
+      {"figure as a string", gpt_published("source = \"x\"\nmfu_pct = \"40\""), "published.mfu_pct",
+       "expected a finite number > 0 (got a string)", "mfu_pct"},
+      {"held_out not a bool", gpt_published("source = \"x\"\nheld_out = 1\nmfu_pct = 40"), "published.held_out",
+       "expected true or false", "held_out"},
+      {"published without source", gpt_published("tflops_per_gpu = 148"), "published.source", "missing",
+       "[published]"},
+      {"empty published table", gpt_published(""), "published.source", "missing", "[published]"},
+      {"published without figure", gpt_published("source = \"x\"\nheld_out = true"), "published",
+       "no figure (expected at least one of step_time_s, tflops_per_gpu", "[published]"},
+  };
+  for (const auto& c : cases) {
+    SECTION(c.what) {
+      const InputError e = error_of(c.text);
+      CHECK(e.key() == c.key);
+      CHECK_THAT(e.reason(), Catch::Contains(c.message));
+      CHECK(e.where().file == "bad.toml");
+      CHECK(e.where().line == line_of(c.text, c.line_needle));
+    }
+  }
+}
+
+TEST_CASE("a [published] table round-trips into Scenario::published and the JSON") {
+  const std::string text =
+      gpt_published("source = \"SC21 Table 1\"\nheld_out = true\ntflops_per_gpu = 148\nstep_time_s = 12.5");
+  const Scenario s = load_scenario_from_string(text, "case.toml");
+  REQUIRE(s.published.has_value());
+  CHECK(s.published->source == "SC21 Table 1");
+  CHECK(s.published->held_out);
+  REQUIRE(s.published->figures.size() == 2);
+  // Schema order: published_metric_names() lists step_time_s before tflops_per_gpu.
+  CHECK(s.published->figures[0].metric == "step_time_s");
+  CHECK(s.published->figures[0].value == 12.5);
+  CHECK(s.published->figures[0].line == line_of(text, "step_time_s"));
+  CHECK(s.published->figures[1].metric == "tflops_per_gpu");
+  CHECK(s.published->figures[1].value == 148);
+  CHECK(s.published->figures[1].line == line_of(text, "tflops_per_gpu"));
+
+  const nlohmann::json j = to_json(s)["published"];
+  CHECK(j["source"] == "SC21 Table 1");
+  CHECK(j["held_out"] == true);
+  CHECK(j["figures"] == nlohmann::json{{"step_time_s", 12.5}, {"tflops_per_gpu", 148.0}});
+
+  SECTION("held_out defaults to false") {
+    const Scenario d = load_scenario_from_string(gpt_published("source = \"x\"\nmfu_pct = 40"), "case.toml");
+    REQUIRE(d.published.has_value());
+    CHECK_FALSE(d.published->held_out);
+  }
+  SECTION("--set adds or replaces a figure, through the same schema") {
+    const Scenario o = load_scenario_from_string(
+        text, "case.toml", {parse_override("published.mfu_pct=52"), parse_override("published.step_time_s=10")});
+    REQUIRE(o.published->figures.size() == 3);
+    CHECK(o.published->figures[0].value == 10);
+    CHECK(o.published->figures[0].line == 0);  // from --set, not from the file
+    CHECK(o.published->figures[2].metric == "mfu_pct");
+    CHECK(o.published->figures[2].value == 52);
+    CHECK(error_of(text, {parse_override("published.mfu=52")}).reason() ==
+          "unknown key (did you mean 'published.mfu_pct'?)");
+  }
+  SECTION("the sweep's template reads the same table") {
+    ScenarioTemplate t(text, "case.toml");
+    const Scenario i = t.instantiate(std::vector<Override>{parse_override("published.mfu_pct=52")});
+    REQUIRE(i.published.has_value());
+    CHECK(to_json(i)["published"]["figures"]["mfu_pct"] == 52.0);
+    CHECK(i.published->figures.size() == 3);
+    CHECK(ScenarioTemplate(kGpt, "gpt.toml").instantiate(std::vector<int>{}).published == std::nullopt);
+  }
+}
+
+TEST_CASE("--keys lists the new keys, one per published metric") {
+  std::vector<std::string> keys;
+  for (const auto& k : scenario_keys()) keys.push_back(k.key);
+  auto has = [&](const std::string& key) { return std::find(keys.begin(), keys.end(), key) != keys.end(); };
+  for (const char* key : {"model.mlp", "parallel.cp", "parallel.sequence_parallel", "parallel.flash_attention",
+                          "workload.global_batch_seqs", "published.source", "published.held_out"})
+    CHECK(has(key));
+  for (const auto& metric : published_metric_names()) CHECK(has("published." + metric));
 }
