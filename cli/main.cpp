@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   mhcsim::cli::setup_simulate(app);
   mhcsim::cli::setup_sweep(app);
   mhcsim::cli::setup_report(app);
+  mhcsim::cli::setup_validate(app);
 
   try {
     app.parse(argc, argv);

@@ -18,5 +18,6 @@ void setup_calibrate(CLI::App& app);
 void setup_simulate(CLI::App& app);
 void setup_sweep(CLI::App& app);
 void setup_report(CLI::App& app);
+void setup_validate(CLI::App& app);
 
 }  // namespace mhcsim::cli
