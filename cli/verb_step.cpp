@@ -1,6 +1,9 @@
 // `mhcsim step`: one step of the scenario's workload. Training: the roofline step composition
 // (cost::step_estimate); serving: the decode or prefill step (cost::serve_estimate).
+#include <fmt/format.h>
+
 #include "common.h"
+#include "mhcsim/cost/layer_ops.h"
 #include "mhcsim/cost/serve.h"
 #include "mhcsim/cost/step.h"
 #include "verbs.h"
@@ -16,11 +19,15 @@ std::vector<reports::Quantity> training(const Scenario& s) {
           {"chunk_backward_s", "chunk backward B (compute)", c.backward_seconds(), "ms", 1e3},
           {"chunk_backward_weight_s", "chunk weight gradients W", c.backward_weight_seconds(), "ms", 1e3},
           {"chunk_recompute_s", "chunk activation recompute (in B)", c.recompute_seconds, "ms", 1e3},
-          {"chunk_tp_comm_s", "chunk TP all-reduces (in F and B)", c.tp_comm_seconds, "ms", 1e3},
           {"chunk_a2a_forward_s", "chunk all-to-all, forward", c.a2a_forward_seconds(), "ms", 1e3},
           {"chunk_exposed_a2a_s", "chunk exposed all-to-all (fwd+bwd)", e.exposed_a2a_seconds, "ms", 1e3},
           {"chunk_mhc_forward_s", "chunk mHC kernels, forward", c.mhc_forward_seconds, "ms", 1e3},
           {"chunk_pp_send_s", "chunk stage-boundary send", c.pp_send_seconds, "ms", 1e3},
+          {"chunk_has_lm_head", "slowest chunk is the last stage (LM head)", std::string(c.has_head ? "yes" : "no"), ""},
+          {"chunk_gemm_s", "chunk GEMMs (F + B + W + recompute)", c.kind_seconds[0], "ms", 1e3},
+          {"chunk_attention_core_s", "chunk attention core", c.kind_seconds[1], "ms", 1e3},
+          {"chunk_memory_bound_s", "chunk memory-bound ops", c.kind_seconds[2], "ms", 1e3},
+          {"chunk_tp_cp_comm_s", "chunk TP/CP communication", c.kind_seconds[3], "ms", 1e3},
           {"busy_s", "compute per rank", e.busy_seconds, "s"},
           {"bubble_s", "pipeline bubble", e.bubble_seconds, "s"},
           {"bubble_fraction", "bubble share of the step", e.bubble_fraction() * 100, "%", 1.0, 2},
@@ -68,16 +75,41 @@ std::vector<reports::Quantity> serving(const Scenario& s) {
   }
   return q;
 }
+// One layer's operations for one micro-batch on one GPU, each priced alone (--ops).
+reports::Table op_table(const Scenario& s, bool moe) {
+  reports::Table t(fmt::format("operations of one {} layer, one micro-batch, one GPU: {}", moe ? "MoE" : "dense", s.name),
+                   {{"op", "op"}, {"kind", "kind"}, {"shape", "GEMM M x N x K (groups)"},
+                    {"forward_s", "fwd (us)", 1, 1e6}, {"backward_input_s", "dgrad (us)", 1, 1e6},
+                    {"backward_weight_s", "wgrad (us)", 1, 1e6}, {"recomputed", "recomputed"},
+                    {"saved_bytes", "saved (MiB)", 2, 1.0 / (1 << 20)}});
+  const auto rates = cost::op_rates(s);
+  for (const auto& o : cost::layer_ops(s, moe)) {
+    const auto sec = cost::op_seconds(o, rates);
+    const auto& g = o.gemm;
+    std::string shape = o.kind == cost::OpKind::Gemm
+                            ? fmt::format("{} x {} x {}{}", g.m, g.n, g.k, g.groups > 1 ? fmt::format(" ({})", g.groups) : "")
+                            : "";
+    t.add_row({std::string(o.name), std::string(cost::to_string(o.kind)), shape, sec.forward, sec.backward_input,
+               sec.backward_weight, std::string(o.recomputed ? "yes" : "no"), o.saved_bytes});
+  }
+  return t;
+}
 }  // namespace
 
 void setup_step(CLI::App& app) {
-  add_scenario_verb(app, "step", "Estimate one step: training (compute, comm, bubble, MFU) or serving (decode/prefill)",
+  static bool ops = false;
+  auto* cmd = add_scenario_verb(app, "step", "Estimate one step: training (compute, comm, bubble, MFU) or serving (decode/prefill)",
                     [](const Scenario& s, bool json) {
+                      if (ops) {
+                        const bool moe = s.model.is_moe();
+                        return print_table(json, op_table(s, moe));
+                      }
                       if (s.workload.mode == WorkloadMode::Train)
                         return print_quantities(json, "training step estimate: " + s.name, training(s));
                       print_quantities(json, std::string(to_string(s.workload.phase)) + " step estimate: " + s.name,
                                        serving(s));
                     });
+  cmd->add_flag("--ops", ops, "List one layer's operations (GEMM shapes, forward / dgrad / wgrad time, saved activations)");
 }
 
 }  // namespace mhcsim::cli

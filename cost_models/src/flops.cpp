@@ -22,6 +22,8 @@ double kv_groups(const ModelSpec& m) {
     default: return d(m.kv_heads);
   }
 }
+// Weight matrices of an FFN: SwiGLU has gate, up and down; the GeLU MLP up and down.
+double ffn_matrices(const ModelSpec& m) { return m.mlp == MlpKind::GeLU ? 2.0 : 3.0; }
 }  // namespace
 
 void validate_model(const ModelSpec& m) {
@@ -75,7 +77,7 @@ double mla_up_projection_parameters_per_layer(const ModelSpec& m) {
 }
 
 double expert_parameters(const ModelSpec& m) {
-  return 3.0 * d(m.hidden) * d(m.expert_ffn_hidden);  // SwiGLU: gate, up, down
+  return ffn_matrices(m) * d(m.hidden) * d(m.expert_ffn_hidden);
 }
 
 double ParameterCount::activated(const ModelSpec& m) const {
@@ -90,7 +92,7 @@ ParameterCount parameter_count(const ModelSpec& m) {
   p.embedding = d(m.vocab) * h;
   p.head = m.tied_embeddings ? 0.0 : d(m.vocab) * h;
   p.attention = d(m.layers) * attention_parameters_per_layer(m);
-  p.dense_ffn = d(m.is_moe() ? m.dense_layers : m.layers) * 3.0 * h * d(m.ffn_hidden);
+  p.dense_ffn = d(m.is_moe() ? m.dense_layers : m.layers) * ffn_matrices(m) * h * d(m.ffn_hidden);
   p.routed_experts = moe * d(m.routed_experts) * expert_parameters(m);
   p.shared_experts = moe * d(m.shared_experts) * expert_parameters(m);
   p.gates = moe * d(m.routed_experts) * (h + 1.0);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "mhcsim/cost/chunk_cost.h"
 #include "mhcsim/cost/flops.h"
 #include "mhcsim/cost/kv_cache.h"
 #include "mhcsim/cost/mhc_traffic.h"
@@ -28,40 +29,6 @@ void validate_parallel(const Scenario& s) {
             "cannot exceed the number of experts");
 }
 
-// Per-token activation elements (in units of the activation dtype) of one transformer layer
-// under DeepSeek-V3's selective recompute (report 3.2.3, 3.3.3): each sublayer keeps its input
-// (RMSNorm recomputed); attention keeps the compressed q/kv latents (up-projections
-// recomputed) and the attention output; each active expert keeps its input and the SwiGLU
-// input (output recomputed). With FP8 GEMMs the Linear inputs are cached in FP8, so
-// `linear_input_scale` = bytes(fp8) / bytes(activation dtype) applies to them.
-double layer_activation_elems_selective(const ModelSpec& m, double linear_input_scale) {
-  const double h = d(m.hidden), heads = d(m.heads);
-  const double attn = m.attention == AttentionKind::MLA
-                          ? h + d(m.q_lora_rank) + d(m.kv_lora_rank + m.qk_rope_head_dim) +
-                                linear_input_scale * heads * d(m.v_head_dim)
-                          : h + kv_elems_per_token_per_layer(m) + linear_input_scale * heads * d(m.head_dim);
-  const double dense = h + linear_input_scale * (h + 2 * d(m.ffn_hidden));
-  const double moe = h + d(m.top_k + m.shared_experts) * linear_input_scale * (h + 2 * d(m.expert_ffn_hidden));
-  const double dense_layers = d(m.is_moe() ? m.dense_layers : m.layers);
-  return attn + (dense_layers * dense + d(m.moe_layers()) * moe) / d(m.layers);
-}
-
-// Per-token activation elements of one transformer layer, MoE and dense averaged by count.
-double layer_activation_elems(const ModelSpec& m) {
-  const double h = d(m.hidden), heads = d(m.heads);
-  double attn = 0;
-  if (m.attention == AttentionKind::MLA) {
-    const double qk = d(m.qk_nope_head_dim + m.qk_rope_head_dim), v = d(m.v_head_dim);
-    attn = h + d(m.q_lora_rank) + d(m.kv_lora_rank) + heads * (2 * qk + 2 * v);
-  } else {
-    attn = h + 2 * heads * d(m.head_dim) + kv_elems_per_token_per_layer(m);  // x, Q, O in; K, V
-  }
-  const double dense = h + 3 * d(m.ffn_hidden);
-  const double moe = h + d(m.top_k + m.shared_experts) * (h + 3 * d(m.expert_ffn_hidden));
-  const double dense_layers = d(m.is_moe() ? m.dense_layers : m.layers);
-  const double mlp = (dense_layers * dense + d(m.moe_layers()) * moe) / d(m.layers);
-  return 2 * h + attn + mlp;  // + the two norm inputs
-}
 }  // namespace
 
 int64_t layers_per_chunk(const Scenario& s) {
@@ -81,27 +48,6 @@ int64_t recompute_block(const Scenario& s, int64_t layers) {
   const int64_t mhc_layers = 2 * layers;  // blocks never cross pipeline stages (paper 4.3.2)
   if (s.parallel.mhc_recompute_block > 0) return std::min(s.parallel.mhc_recompute_block, mhc_layers);
   return mhc_optimal_recompute_block(s.model.mhc_n, mhc_layers);
-}
-
-double activation_bytes_per_token(const Scenario& s, int64_t layers) {
-  const auto& m = s.model;
-  validate_model(m);
-  check(layers >= 1, "layers", "must be >= 1");
-  const double fp8_scale =
-      s.precision.gemm == DType::FP8 ? bytes_per_element(DType::FP8) / bytes_per_element(s.precision.activations) : 1.0;
-  double per_layer = 0;
-  switch (s.parallel.activation_recompute) {
-    case ActivationRecompute::None: per_layer = layer_activation_elems(m); break;
-    case ActivationRecompute::Selective: per_layer = layer_activation_elems_selective(m, fp8_scale); break;
-    case ActivationRecompute::Full: per_layer = d(m.hidden); break;  // the layer input only
-  }
-  double elems = d(layers) * per_layer;
-  if (is_mhc(m)) {
-    const int64_t block = recompute_block(s, layers);
-    elems += block > 0 ? mhc_stored_elems_recompute(m.mhc_n, m.hidden, 2 * layers, block)
-                       : mhc_stored_elems_no_recompute(m.mhc_n, m.hidden, 2 * layers);
-  }
-  return elems * bytes_per_element(s.precision.activations);
 }
 
 RankParameters rank_parameters(const Scenario& s) {
@@ -129,9 +75,10 @@ MemoryEstimate training_memory(const Scenario& s) {
   const auto params = rank_parameters(s);
   // ZeRO shards over the ranks holding the same parameters: dp for dense ones, the
   // dp x tp / ep expert-data-parallel ranks for experts.
-  const double expert_dp = std::max(1.0, d(p.dp * p.tp) / d(p.ep));
+  // (Megatron's distributed optimizer shards over DP x CP: CP ranks hold the same parameters.)
+  const double expert_dp = std::max(1.0, d(p.dp * p.tp * p.cp) / d(p.ep));
   const auto sharded = [&](int stage) {
-    return p.zero_stage >= stage ? params.dense / d(p.dp) + params.experts / expert_dp
+    return p.zero_stage >= stage ? params.dense / d(p.dp * p.cp) + params.experts / expert_dp
                                  : params.total();
   };
   MemoryEstimate e;
@@ -144,15 +91,18 @@ MemoryEstimate training_memory(const Scenario& s) {
   const int64_t layers = layers_per_chunk(s);
   e.activation_chunks = pipeline_activation_chunks(p.schedule, p.pp, p.micro_batches, p.virtual_stages);
   e.recompute_block = recompute_block(s, layers);
-  const double tokens = d(s.workload.micro_batch_seqs * s.workload.seq_len);
-  check(tokens >= 1, "workload.seq_len", "micro-batch tokens must be >= 1");
-  const double chunks = d(e.activation_chunks) * tokens;
-  e.activation_bytes = chunks * activation_bytes_per_token(s, layers);
+  check(s.workload.micro_batch_seqs * s.workload.seq_len >= 1, "workload.seq_len",
+        "micro-batch tokens must be >= 1");
+  const double chunks = d(e.activation_chunks);
+  e.activation_bytes = chunks * chunk_activation_bytes(s, layers);
   if (e.recompute_block > 0) {
     const double saved = mhc_stored_elems_no_recompute(s.model.mhc_n, s.model.hidden, 2 * layers) -
                          mhc_stored_elems_recompute(s.model.mhc_n, s.model.hidden, 2 * layers,
                                                     e.recompute_block);
-    e.mhc_recompute_saved_bytes = chunks * saved * bytes_per_element(pr.activations);
+    const auto& p2 = s.parallel;
+    const double tokens = d(s.workload.micro_batch_seqs * s.workload.seq_len) / d(p2.cp) /
+                          (p2.sequence_parallel ? d(p2.tp) : 1.0);
+    e.mhc_recompute_saved_bytes = chunks * tokens * saved * bytes_per_element(pr.activations);
   }
   return e;
 }

@@ -1,8 +1,11 @@
 #include "mhcsim/cost/rates.h"
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "check.h"
+#include "mhcsim/cost/gemm_model.h"
 #include "mhcsim/units.h"
 
 namespace mhcsim::cost {
@@ -27,15 +30,29 @@ LinkRate link(const Scenario& s, const char* name, double gbps, double efficienc
 }
 }  // namespace
 
-double gemm_flops_per_second(const Scenario& s, DType dtype) {
+GemmRates gemm_rates(const Scenario& s, DType dtype) {
   const auto& g = s.hardware.gpu;
   const double peak = dtype == DType::FP8 ? g.fp8_tflops : g.bf16_tflops;
   check(peak > 0, "precision.gemm",
           [&] { return "GPU " + g.name + " has no " + std::string(to_string(dtype)) + " tensor-core peak"; });
-  const double eff = s.calibration && s.calibration->gemm_efficiency
-                         ? *s.calibration->gemm_efficiency
-                         : kDefaultGemmEfficiency;
-  return tflops_to_flops_per_second(peak) * eff;
+  GemmRates r;
+  r.peak_flops_per_second = tflops_to_flops_per_second(peak);
+  r.plateau_efficiency = s.calibration && s.calibration->gemm_efficiency
+                             ? *s.calibration->gemm_efficiency
+                             : (dtype == DType::FP8 ? kDefaultGemmEfficiencyFp8 : kDefaultGemmEfficiencyBf16);
+  const double sm = compute_sm_fraction(s);
+  r.sms = std::max(1, static_cast<int>(std::lround(g.sm_count * sm)));
+  // The SMs given to communication take their share of the tensor cores with them.
+  r.peak_flops_per_second *= g.sm_count > 0 ? static_cast<double>(r.sms) / g.sm_count : 1.0;
+  const auto hbm = hbm_rate(s, "hbm_copy");
+  r.hbm_bytes_per_second = hbm.bytes_per_second;
+  r.launch_seconds = hbm.alpha_seconds > 0 ? hbm.alpha_seconds : kDefaultLaunchSeconds;
+  return r;
+}
+
+double gemm_flops_per_second(const Scenario& s, DType dtype) {
+  const auto r = gemm_rates(s, dtype);
+  return r.peak_flops_per_second * r.plateau_efficiency;
 }
 
 double decode_attention_flops_per_second(const Scenario& s) {

@@ -1,6 +1,7 @@
 #include "mhcsim/cost/serve.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "mhcsim/cost/all_to_all.h"
@@ -8,6 +9,7 @@
 #include "mhcsim/cost/flops.h"
 #include "mhcsim/cost/kernel_bytes.h"
 #include "mhcsim/cost/kv_cache.h"
+#include "mhcsim/cost/layer_ops.h"
 #include "mhcsim/cost/memory.h"
 #include "mhcsim/cost/mhc_traffic.h"
 #include "mhcsim/cost/rates.h"
@@ -30,6 +32,29 @@ double experts_hit(const ModelSpec& m, double tokens) {
 // all-to-all (DeepSeek-V3 report 3.4.2 for decode), so at full overlap the longer one wins.
 double exposed_communication(double compute, double comm, double overlap) {
   return comm - overlap * std::min(compute, comm);
+}
+// Prefill is a training forward pass over the prompts: price it op by op (layer_ops.h), one
+// micro-batch of micro_batch_seqs prompts through one stage's layers (MoE layers first: the
+// most loaded stage), the LM head on the prompts' last tokens left out.
+void prefill_from_ops(const Scenario& s, ServeEstimate& e) {
+  Scenario mb = s;
+  mb.workload.batch_seqs = e.micro_batch_seqs;
+  const auto& m = s.model;
+  const auto rates = op_rates(mb);
+  const double stage_layers = std::ceil(d(m.layers) / d(s.parallel.pp));
+  const double moe = std::min(stage_layers, d(m.moe_layers()));
+  std::array<double, kOpKinds> by_kind{};
+  const auto add = [&](bool moe_layer, double count) {
+    if (count <= 0) return;
+    for (const auto& o : layer_ops(mb, moe_layer))
+      by_kind[static_cast<int>(o.kind)] += count * op_seconds(o, rates).forward;
+  };
+  add(true, moe);
+  add(false, stage_layers - moe);
+  e.linear_seconds = by_kind[static_cast<int>(OpKind::Gemm)];
+  e.attention_seconds = by_kind[static_cast<int>(OpKind::Attention)];
+  e.elementwise_seconds = by_kind[static_cast<int>(OpKind::MemoryBound)];
+  e.tp_comm_seconds = by_kind[static_cast<int>(OpKind::Communication)];
 }
 }  // namespace
 
@@ -56,8 +81,8 @@ ServeEstimate serve_estimate(const Scenario& s) {
   const double stage = 1.0 / d(p.pp);  // the stage's share of the layers
   const double tp = d(p.tp);
 
-  const double gemm = gemm_flops_per_second(s, s.precision.gemm) * compute_sm_fraction(s);
-  const double bf16 = gemm_flops_per_second(s, DType::BF16) * compute_sm_fraction(s);
+  const double gemm = gemm_flops_per_second(s, s.precision.gemm);
+  const double bf16 = gemm_flops_per_second(s, DType::BF16);
   const double hbm = hbm_rate(s, "hbm_copy").bytes_per_second;
   const double wbytes = bytes_per_element(s.precision.weights);
 
@@ -111,12 +136,14 @@ ServeEstimate serve_estimate(const Scenario& s) {
   e.elementwise_bytes = tokens * elementwise * stage / tp;
   e.elementwise_seconds = e.elementwise_bytes / hbm;
 
+  if (!decode) prefill_from_ops(s, e);
+
   if (m.is_moe() && p.ep > 1) {
     const auto a2a = a2a_time(s, tokens / tp);
     e.a2a_seconds = d(m.moe_layers()) * stage * (a2a.dispatch_seconds() + a2a.combine_seconds());
   }
   // Megatron TP: two all-reduces of the micro-batch's hidden per layer, on the critical path.
-  e.tp_comm_seconds = 2.0 * layers * tp_all_reduce_seconds(s, tokens);
+  if (decode) e.tp_comm_seconds = 2.0 * layers * tp_all_reduce_seconds(s, tokens);
   e.exposed_a2a_seconds = exposed_communication(e.compute_seconds(), e.a2a_seconds, p.overlap);
   e.pp_send_seconds = stage_send_seconds(s, stage_send_bytes(s, tokens));
   e.stage_seconds = e.compute_seconds() + e.tp_comm_seconds + e.exposed_a2a_seconds + e.pp_send_seconds;

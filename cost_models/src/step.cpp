@@ -28,7 +28,16 @@ StepEstimate step_estimate(const Scenario& s) {
   check(s.hardware.gpus >= 1, "hardware.gpus", "must be >= 1");
   StepEstimate e;
   e.layers_per_chunk = layers_per_chunk(s);
-  e.chunk = chunk_cost(s, e.layers_per_chunk);
+  e.middle_chunk = chunk_cost(s, e.layers_per_chunk);
+  // The last stage holds what is left of the layers after the others took layers_per_chunk
+  // each (fewer where extra_stage_layers reserve room), plus the LM head.
+  const int64_t stages = pipeline_chunks(p.schedule, p.pp, p.virtual_stages);
+  const int64_t last_layers = std::clamp<int64_t>(s.model.layers - (stages - 1) * e.layers_per_chunk, 1, e.layers_per_chunk);
+  e.last_chunk = chunk_cost(s, last_layers, /*last_stage=*/true);
+  // Every micro-batch passes every stage, so the slowest chunk paces the steady state and sets
+  // the bubble's phase times (pipeline formulas assume equal stages; we take the slowest).
+  const auto fb = [](const ChunkCost& c) { return c.forward_seconds() + c.backward_seconds(); };
+  e.chunk = fb(e.last_chunk) > fb(e.middle_chunk) ? e.last_chunk : e.middle_chunk;
   const auto& c = e.chunk;
 
   // The all-to-all of a chunk hides behind the other chunk's compute up to `overlap`; the
@@ -46,8 +55,9 @@ StepEstimate step_estimate(const Scenario& s) {
   // overlapped with the backward up to `overlap`.
   const auto params = rank_parameters(s);
   const double grad = bytes_per_element(s.precision.grads);
-  const double expert_dp = std::max(1.0, d(p.dp * p.tp) / d(p.ep));
-  e.dp_sync_seconds = (1.0 - p.overlap) * (dp_sync_seconds(s, params.dense * grad, d(p.dp)) +
+  // Context-parallel ranks hold the same parameters: gradients reduce over DP x CP.
+  const double expert_dp = std::max(1.0, d(p.dp * p.tp * p.cp) / d(p.ep));
+  e.dp_sync_seconds = (1.0 - p.overlap) * (dp_sync_seconds(s, params.dense * grad, d(p.dp * p.cp)) +
                                            dp_sync_seconds(s, params.experts * grad, expert_dp));
 
   e.step_seconds = e.busy_seconds + e.bubble_seconds + e.dp_sync_seconds;

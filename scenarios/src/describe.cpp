@@ -32,6 +32,7 @@ nlohmann::json to_json(const Scenario& s) {
         {"qk_rope_head_dim", m.qk_rope_head_dim}, {"v_head_dim", m.v_head_dim},
         {"dense_layers", m.dense_layers}, {"ffn_hidden", m.ffn_hidden},
         {"mlp", std::string(to_string(m.mlp))},
+        {"dropout", m.dropout},
         {"routed_experts", m.routed_experts}, {"shared_experts", m.shared_experts},
         {"top_k", m.top_k}, {"expert_ffn_hidden", m.expert_ffn_hidden},
         {"expert_groups", m.expert_groups}, {"max_groups_per_token", m.max_groups_per_token},

@@ -56,6 +56,7 @@ std::vector<Field<S>> build_schema() {
       int_field<S>("model.ffn_hidden", 0, kMaxDim, [](S& s) -> int64_t& { return s.model.ffn_hidden; }),
       enum_field<S, MlpKind>("model.mlp", "swiglu|gelu", parse_mlp_kind,
                              [](S& s) -> MlpKind& { return s.model.mlp; }),
+      bool_field<S>("model.dropout", [](S& s) -> bool& { return s.model.dropout; }),
       bool_field<S>("model.tied_embeddings", [](S& s) -> bool& { return s.model.tied_embeddings; }),
       int_field<S>("model.moe.routed_experts", 0, 65536, [](S& s) -> int64_t& { return s.model.routed_experts; }),
       int_field<S>("model.moe.shared_experts", 0, 64, [](S& s) -> int64_t& { return s.model.shared_experts; }),

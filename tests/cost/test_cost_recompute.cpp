@@ -23,8 +23,9 @@ Scenario with_recompute(const char* file, ActivationRecompute r) {
 
 TEST_CASE("full recompute keeps only each layer's input") {
   const auto s = with_recompute("llama3_70b_gqa.toml", ActivationRecompute::Full);
-  const double bytes = 80.0 * 8192 * bytes_per_element(s.precision.activations);
-  CHECK_THAT(activation_bytes_per_token(s, 80), WithinRel(bytes, 1e-12));
+  const double tokens = static_cast<double>(s.workload.micro_batch_seqs * s.workload.seq_len);
+  const double bytes = 80.0 * tokens * 8192 * bytes_per_element(s.precision.activations);
+  CHECK_THAT(chunk_activation_bytes(s, 80), WithinRel(bytes, 1e-12));
 }
 
 TEST_CASE("DeepSeek-V3 fits 80 GB only with its selective recompute") {
@@ -34,7 +35,9 @@ TEST_CASE("DeepSeek-V3 fits 80 GB only with its selective recompute") {
   CHECK_FALSE(none.fits());
   CHECK(sel.fits());
   CHECK(full.activation_bytes < sel.activation_bytes);
-  CHECK(sel.activation_bytes < 0.5 * none.activation_bytes);
+  // FP8-cached Linear inputs are kept in both modes; selective drops the norm, up-projection
+  // and SwiGLU outputs on top.
+  CHECK(sel.activation_bytes < 0.6 * none.activation_bytes);
   CHECK(sel.weight_bytes == none.weight_bytes);
 }
 
@@ -42,7 +45,7 @@ TEST_CASE("FP8 caching shrinks the selective activations; BF16 GEMMs keep them i
   auto fp8 = with_recompute("deepseek_v3_train.toml", ActivationRecompute::Selective);
   auto bf16 = fp8;
   bf16.precision.gemm = DType::BF16;
-  CHECK(activation_bytes_per_token(fp8, 4) < activation_bytes_per_token(bf16, 4));
+  CHECK(chunk_activation_bytes(fp8, 4) < chunk_activation_bytes(bf16, 4));
 }
 
 TEST_CASE("recompute replays forward work in the backward: none < selective < full") {
@@ -53,7 +56,8 @@ TEST_CASE("recompute replays forward work in the backward: none < selective < fu
   CHECK(sel.recompute_seconds > 0);
   CHECK_THAT(full.recompute_seconds, WithinRel(full.forward_seconds(), 1e-12));
   CHECK_THAT(sel.backward_seconds() - none.backward_seconds(), WithinRel(sel.recompute_seconds, 1e-9));
-  CHECK(sel.recompute_seconds < 0.1 * sel.forward_seconds());  // "minimal overhead" (3.2.3)
+  // "minimal overhead" (3.2.3): a few % of the chunk's forward + backward.
+  CHECK(sel.recompute_seconds < 0.05 * (sel.forward_seconds() + sel.backward_seconds()));
   CHECK(sel.backward_weight_seconds() == none.backward_weight_seconds());
   CHECK(sel.forward_seconds() == none.forward_seconds());
 }

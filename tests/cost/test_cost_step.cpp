@@ -46,31 +46,36 @@ TEST_CASE("DeepSeek-V3 training compute: ~250 GFLOPs per token causal (ISCA 2025
   CHECK_THAT(training_flops_per_token(m, 4096, true) * tokens_per_second / peak, WithinRel(0.3894, 0.01));
 }
 
-TEST_CASE("DeepSeek-V3 step: ~180K H800 GPU-hours per 1T tokens and 19.926 s/step, within 5%") {
-  // Assumptions that get there (all documented defaults): GEMMs at kDefaultGemmEfficiency of
-  // the FP8 peak (attention core and head at the BF16 peak), 112 of 132 SMs computing
-  // (kCommunicationSms), the scenario's overlap 0.8 for all-to-all and DP sync, DeepEP-level
-  // link efficiencies. The GEMM efficiency was fitted to this one measurement; the checks
-  // below it are what the model predicts from it.
+TEST_CASE("DeepSeek-V3 step composes: tokens, GPU-hours and MFU follow from the step time") {
+  // How close the step is to the measured 19.926 s is `mhcsim validate`'s question (the case
+  // scenarios/validation/deepseek_v3_isca25.toml), not a unit test's: nothing is fitted to it.
   const auto s = shipped("deepseek_v3_train.toml");
   const auto e = step_estimate(s);
-  CHECK_THAT(e.gpu_hours_per_trillion_tokens, WithinRel(180e3, 0.05));
-  CHECK_THAT(e.step_seconds, WithinRel(19.926, 0.05));
-  CHECK_THAT(e.mfu, WithinRel(0.4373, 0.05));
-  CHECK_THAT(e.mfu_causal, WithinRel(0.3894, 0.05));
-  CHECK_THAT(e.gpu_hours_for_budget, WithinRel(2.664e6, 0.05));  // 14.8T tokens
   CHECK(e.tokens_per_step == 15360.0 * 4096);
+  CHECK_THAT(e.tokens_per_second, WithinRel(e.tokens_per_step / e.step_seconds, 1e-12));
+  CHECK_THAT(e.gpu_hours_per_trillion_tokens, WithinRel(2048 * 1e12 / e.tokens_per_second / 3600, 1e-12));
+  CHECK_THAT(e.mfu, WithinRel(e.training_flops_per_token * e.tokens_per_second / (2048 * 989e12), 1e-12));
+  CHECK_THAT(e.step_seconds, WithinRel(e.busy_seconds + e.bubble_seconds + e.dp_sync_seconds, 1e-12));
   CHECK(e.bubble_fraction() < 0.1);
   CHECK(e.layers_per_chunk == 4);  // 64 layer-equivalents over PP 16
+  // The middle stages (4 MoE layers) pace the pipeline, not the last one (1 layer + LM head).
+  CHECK_FALSE(e.chunk.has_head);
+  CHECK(e.last_chunk.has_head);
+  CHECK(e.last_chunk.layers == 1);
 }
 
-TEST_CASE("mHC n = 4 on the 27B model adds ~6.7% training time (mHC paper), within 1.5 points") {
-  // The paper's figure is with its fused kernels and block recompute, which the model prices
-  // (fused F_post,res, recompute replayed in the backward); parallelism is our assumption.
+TEST_CASE("mHC n = 4 on the 27B model costs its kernels' time and fits in memory") {
+  // The paper's +6.7% (with its fused kernels and block recompute) is a `mhcsim validate` case
+  // (scenarios/validation/mhc_27b_overhead.toml); here: the overhead is the mHC ops' time, a
+  // few to twenty per cent of a step, and only the residual ops change.
   const auto mhc = step_estimate(shipped("mhc_27b_h100.toml"));
   const auto plain = step_estimate(shipped("mhc_27b_h100.toml", {{"model.mhc.kind", "\"residual\""},
                                                                  {"model.mhc.n", "1"}}));
-  CHECK_THAT(mhc.step_seconds / plain.step_seconds - 1, WithinAbs(0.067, 0.015));
+  const double overhead = mhc.step_seconds / plain.step_seconds - 1;
+  CHECK(overhead > 0.02);
+  CHECK(overhead < 0.20);
+  CHECK(mhc.middle_chunk.kind_seconds[0] == plain.middle_chunk.kind_seconds[0]);  // GEMMs unchanged
+  CHECK(mhc.middle_chunk.kind_seconds[2] > plain.middle_chunk.kind_seconds[2]);  // memory-bound ops grow
   CHECK(training_memory(shipped("mhc_27b_h100.toml")).fits());
 }
 
@@ -78,8 +83,8 @@ TEST_CASE("calibration gemm_efficiency replaces the default") {
   auto s = shipped("deepseek_v3_train.toml");
   const double base = step_estimate(s).chunk.mlp_forward_seconds;
   s.calibration = CalibrationProfile{};
-  s.calibration->gemm_efficiency = 2 * kDefaultGemmEfficiency;
-  CHECK(step_estimate(s).chunk.mlp_forward_seconds < 0.6 * base);
+  s.calibration->gemm_efficiency = kDefaultGemmEfficiencyFp8 / 2;  // the plateau, halved
+  CHECK(step_estimate(s).chunk.mlp_forward_seconds > 1.5 * base);
 }
 
 TEST_CASE("chunk_cost: backward = dgrad + wgrad, a2a with EP, mHC streams cross stages") {

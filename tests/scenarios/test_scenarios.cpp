@@ -394,7 +394,7 @@ TEST_CASE("a [published] table round-trips into Scenario::published and the JSON
   }
 }
 
-TEST_CASE("--keys lists the new keys, one per published metric") {
+TEST_CASE("the key listing has the new keys, one per published metric") {
   std::vector<std::string> keys;
   for (const auto& k : scenario_keys()) keys.push_back(k.key);
   auto has = [&](const std::string& key) { return std::find(keys.begin(), keys.end(), key) != keys.end(); };

@@ -62,6 +62,8 @@ struct ModelSpec {
   int64_t dense_layers = 0;    // leading layers with a dense FFN (all layers when no experts)
   int64_t ffn_hidden = 0;      // dense FFN intermediate size
   MlpKind mlp = MlpKind::SwiGLU;  // dense FFN and experts
+  bool dropout = false;        // hidden and attention dropout (GPT-3 / Megatron-LM runs: 0.1;
+                               // DeepSeek and LLaMA train without): masks are kept for backward
   int64_t routed_experts = 0;  // 0 = dense model
   int64_t shared_experts = 0;
   int64_t top_k = 0;

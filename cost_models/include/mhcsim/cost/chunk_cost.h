@@ -4,8 +4,10 @@
 // attention, dispatch all-to-all, MLP, combine all-to-all; backward split into input- and
 // weight-gradient parts). Derived from the model's FLOPs and bytes on the scenario's hardware
 // (or its calibration profile).
+#include <array>
 #include <cstdint>
 
+#include "mhcsim/cost/layer_ops.h"
 #include "mhcsim/specs.h"
 
 namespace mhcsim::cost {
@@ -26,6 +28,10 @@ struct ChunkCost {
   double pp_send_bytes = 0;                // activation sent to the next stage (n x hidden for mHC)
   double pp_send_seconds = 0;
   double activation_bytes = 0;             // activations kept per micro-batch until backward
+  bool has_head = false;                   // the last stage: final norm, LM head, cross-entropy
+  // Forward + backward + recompute seconds of the chunk's ops by kind (gemm, attention,
+  // memory-bound, communication = TP/CP collectives); the EP all-to-all is dispatch/combine.
+  std::array<double, kOpKinds> kind_seconds{};
 
   // Compute-only phase times as the pipeline formulas use them (DualPipe README notation).
   double forward_seconds() const { return attn_forward_seconds + mlp_forward_seconds; }
@@ -48,8 +54,14 @@ double tp_all_reduce_seconds(const Scenario& scenario, double tokens);
 double stage_send_bytes(const Scenario& scenario, double tokens);
 double stage_send_seconds(const Scenario& scenario, double bytes);
 
-// One chunk of `layers_per_chunk` layers for one micro-batch of the scenario's workload.
-// Throws SpecError on impossible specs.
-ChunkCost chunk_cost(const Scenario& scenario, int64_t layers_per_chunk);
+// One chunk of `layers_per_chunk` layers for one micro-batch of the scenario's workload, priced
+// op by op (layer_ops.h). A chunk holds as many MoE layers as the model has, up to its size
+// (the most loaded stage); `last_stage` adds the LM head. Throws SpecError on impossible specs.
+ChunkCost chunk_cost(const Scenario& scenario, int64_t layers_per_chunk, bool last_stage = false);
+
+// Activations one micro-batch keeps for a chunk of `layers` layers until its backward: the
+// saved tensors of every op under the recompute scheme (the layer input alone with full
+// recompute), plus the mHC streams ((n+2)C per mHC layer, or Eq. 20's block recompute).
+double chunk_activation_bytes(const Scenario& scenario, int64_t layers);
 
 }  // namespace mhcsim::cost

@@ -20,12 +20,6 @@ RankParameters rank_parameters(const Scenario& s);
 // Weights only, in precision.weights (serving and the KV fit).
 double weight_bytes_per_gpu(const Scenario& s);
 
-// Activations one micro-batch keeps for one chunk of `layers` transformer layers until its
-// backward, per token: inputs of every linear layer, attention Q/K/V/O, SwiGLU intermediates
-// of the active experts, norms, and the mHC streams ((n+2)C per mHC layer, or Eq. 20's
-// nC ceil(L/L_r) + (n+2)C L_r with recompute).
-double activation_bytes_per_token(const Scenario& s, int64_t layers);
-
 struct MemoryEstimate {
   double weight_bytes = 0;
   double grad_bytes = 0;

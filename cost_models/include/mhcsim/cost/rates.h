@@ -7,13 +7,29 @@
 
 namespace mhcsim::cost {
 
-// Default efficiencies (achieved / peak). Each says where it comes from; a calibration profile
-// replaces them (gemm_efficiency, kernels["hbm_copy"], collectives["alltoall_*"]).
-// GEMMs of an MoE training step (grouped expert GEMMs of a few thousand rows, FP8 fine-grained
-// scaling, norms and activations fused around them): fitted once so that the DeepSeek-V3
-// training scenario (with its selective recompute) lands on the measured 19.926 s/step (Liu
-// et al., ISCA 2025, Table 4).
-inline constexpr double kDefaultGemmEfficiency = 0.324;
+// Default efficiencies (achieved / peak). Each says where it comes from; none is fitted to a
+// training run. A calibration profile replaces them (gemm_efficiency, kernels["hbm_copy"],
+// collectives["alltoall_*"]).
+//
+// GEMM plateau efficiency: what a large, well-shaped GEMM reaches before the shape model
+// (gemm_model.h: wave quantization, operand streaming, epilogue) takes its share.
+// BF16/FP16 (cuBLAS): "optimized GEMM can reach up to 80-90% of the theoretical maximum device
+// throughput" (Dao, FlashAttention-2, 2023, sec. 1): the middle of that range.
+inline constexpr double kDefaultGemmEfficiencyBf16 = 0.85;
+// FP8 with fine-grained scaling (DeepGEMM README, H800): 1358 TFLOPS of 1979 at M=4096,
+// N=7168, K=16384, its best dense shape; the shape model charges that shape 3% for the last
+// wave and 3% for the epilogue, so the plateau is 1358 / 1979 / 0.94 = 0.73. (The CUDA-core
+// promotion of the partial sums is why FP8 plateaus lower than BF16.)
+inline constexpr double kDefaultGemmEfficiencyFp8 = 0.73;
+// Fused attention core (FlashAttention-2, Dao 2023: "50-73% of the theoretical maximum FLOPs/s
+// on A100"; FlashAttention-3, Shah et al. 2024: up to 75% on H100 in the forward). Forward at
+// 0.6 of the BF16 peak, backward (5 GEMMs, more shared-memory traffic, slower in both papers'
+// plots) at the low end of the range, 0.5.
+inline constexpr double kDefaultAttentionForwardEfficiency = 0.6;
+inline constexpr double kDefaultAttentionBackwardEfficiency = 0.5;
+// Launch and dependency gap per kernel on the GPU side of an asynchronous stream (a few
+// microseconds per launch: NVIDIA, "Getting Started with CUDA Graphs", 2019).
+inline constexpr double kDefaultLaunchSeconds = 2e-6;
 // Weight-absorbed MLA decode attention: FlashMLA's 660 of 989 BF16 TFLOP/s on H800
 // (DESIGN.md, FlashMLA benchmark), compute-bound once h_q s_q >= 128.
 inline constexpr double kDefaultDecodeAttentionEfficiency = 660.0 / 989.0;
@@ -36,8 +52,13 @@ struct LinkRate {
   }
 };
 
-// Dense tensor FLOP/s for `dtype` inputs times the GEMM efficiency. Throws SpecError when the
+// What the GPU offers a GEMM with `dtype` inputs: dense tensor peak, plateau efficiency
+// (calibration's gemm_efficiency, else the dtype's default), the SMs left for compute
+// (compute_sm_fraction), achieved HBM bytes/s and the launch overhead. Throws SpecError when the
 // GPU has no peak for that dtype (FP8 on A100).
+struct GemmRates;
+GemmRates gemm_rates(const Scenario& s, DType dtype);
+// Plateau FLOP/s: peak x plateau efficiency x compute_sm_fraction (roofline users: serving).
 double gemm_flops_per_second(const Scenario& s, DType dtype);
 // BF16 FLOP/s of decode attention at kDefaultDecodeAttentionEfficiency.
 double decode_attention_flops_per_second(const Scenario& s);

@@ -1,8 +1,9 @@
 #pragma once
-// Roofline estimate of one serving step on one GPU of a model replica (tp x pp GPUs; with
+// Estimate of one serving step on one GPU of a model replica (tp x pp GPUs; with
 // expert parallelism attention runs data-parallel, one replica per attention rank, as
 // DeepSeek's EP144 decode does, open-infra day 6). Decode: every sequence of the batch gets one
-// token; prefill: the batch's prompts are processed once. Each kernel class takes the longer of
+// token; prefill: the batch's prompts are processed once, priced op by op like a training
+// forward (layer_ops.h). At decode each kernel class takes the longer of
 // its compute and its HBM traffic (weights streamed once per micro-batch, the KV cache read at
 // decode or written at prefill); the EP all-to-all overlaps the other micro-batch's compute up
 // to parallel.overlap; with PP the batch runs as pp micro-batches through the stages.

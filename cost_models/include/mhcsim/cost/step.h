@@ -11,7 +11,9 @@ namespace mhcsim::cost {
 
 struct StepEstimate {
   int64_t layers_per_chunk = 0;
-  ChunkCost chunk;
+  ChunkCost chunk;                  // the slowest chunk (F + B), which paces the pipeline
+  ChunkCost middle_chunk;           // a chunk of layers_per_chunk layers
+  ChunkCost last_chunk;             // the last stage's layers and the LM head
   PhaseTimes phases;                // per chunk, with the exposed all-to-all folded in
   double exposed_a2a_seconds = 0;   // per chunk, forward + backward: (1 - overlap) x a2a
   double busy_seconds = 0;          // per rank: micro-batches x chunks x (F + B)
