@@ -81,7 +81,9 @@ std::optional<ServePhase> parse_serve_phase(std::string_view s) { return value_o
 const std::vector<std::string>& published_metric_names() {
   static const std::vector<std::string> names{"step_time_s", "tflops_per_gpu", "mfu_pct",
                                               "activation_gib_per_gpu",
-                                              "step_time_ratio_vs_residual"};
+                                              "step_time_ratio_vs_residual", "fb_chunk_pair_s",
+                                              "fb_pair_gemm_s", "fb_pair_attention_s",
+                                              "fb_pair_memory_bound_s"};
   return names;
 }
 

@@ -30,7 +30,7 @@ GemmTime gemm_time(const GemmShape& g, const GemmRates& r) {
   t.mainloop_seconds = g.flops() / (r.peak_flops_per_second * r.plateau_efficiency * t.wave_efficiency);
   const double operands = d(g.groups) * (d(g.m) + d(g.n)) * d(g.k) * bytes_per_element(g.input);
   t.operand_seconds = operands / r.hbm_bytes_per_second;
-  t.epilogue_seconds = useful * bytes_per_element(g.output) / r.hbm_bytes_per_second;
+  t.epilogue_seconds = (g.accumulate ? 2.0 : 1.0) * useful * bytes_per_element(g.output) / r.hbm_bytes_per_second;
   t.seconds = std::max(t.mainloop_seconds, t.operand_seconds) + t.epilogue_seconds + r.launch_seconds;
   return t;
 }

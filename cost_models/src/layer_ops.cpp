@@ -352,6 +352,8 @@ OpRates op_rates(const Scenario& s) {
   r.mhc_bytes_per_second = hbm_rate(s, "mhc_post_res_fused").bytes_per_second;
   r.launch_seconds = r.bf16.launch_seconds;
   const auto& p = s.parallel;
+  r.grads = s.precision.grads;
+  r.accumulate_grads = s.workload.mode == WorkloadMode::Train && p.micro_batches > 1;
   r.tp = static_cast<double>(p.tp);
   if (p.tp > 1) r.tp_link = allreduce_rate(s, p.tp > s.hardware.gpus_per_node);
   if (p.cp > 1) r.cp_link = p.tp * p.cp > s.hardware.gpus_per_node ? nic_rate(s) : nvlink_rate(s);
@@ -384,18 +386,22 @@ OpSeconds op_seconds(const Op& o, const OpRates& r) {
       t.forward = gemm_time(g, rates).seconds;
       // dgrad: dC (M x N) x B^T -> M x K; wgrad: A^T (K x M) x dC -> K x N (per group).
       const double dgrad = gemm_time(GemmShape{g.m, g.k, g.n, g.groups, g.input, g.output}, rates).seconds;
-      const double wgrad = gemm_time(GemmShape{g.k, g.n, g.m, g.groups, g.input, g.output}, rates).seconds;
+      const double wgrad = o.weight_grad
+          ? gemm_time(GemmShape{g.k, g.n, g.m, g.groups, g.input, r.grads, r.accumulate_grads}, rates).seconds
+          : gemm_time(GemmShape{g.k, g.n, g.m, g.groups, g.input, g.output}, rates).seconds;
       t.backward_input = dgrad + (o.weight_grad ? 0.0 : wgrad);
       t.backward_weight = o.weight_grad ? wgrad : 0.0;
       if (g.input == DType::FP8) {
         // FP8 casts around the GEMM, each a round trip through HBM (DeepSeek-V3 report 3.5.2:
         // BF16 activations are read, quantized per 1x128 tile and written back before the MMA
-        // reads them again): the input X (bf16 -> fp8) in the forward, the output gradient dY
-        // in the backward, and X again in 128x1 tiles (fp8 -> fp8) for the weight gradient.
+        // reads them again; the backward needs them transposed into 128x1 tiles): X (bf16 ->
+        // fp8) in the forward; dY in 1x128 tiles for dgrad; for wgrad, which reduces over the
+        // tokens, dY (bf16 -> fp8) and the cached X (fp8 -> fp8) in 128x1 tiles.
         const double rows = d(g.groups) * d(g.m), act = bytes_per_element(g.output);
-        const double x_cast = rows * d(g.k) * (act + 1.0) / r.hbm_bytes_per_second + r.launch_seconds;
-        const double dy_cast = rows * d(g.n) * (act + 1.0) / r.hbm_bytes_per_second + r.launch_seconds;
-        const double xt_cast = rows * d(g.k) * 2.0 / r.hbm_bytes_per_second + r.launch_seconds;
+        const double bw = r.hbm_bytes_per_second;
+        const double x_cast = rows * d(g.k) * (act + 1.0) / bw + r.launch_seconds;
+        const double dy_cast = rows * d(g.n) * (act + 1.0) / bw + r.launch_seconds;
+        const double xt_cast = (rows * d(g.k) * 2.0 + rows * d(g.n) * (act + 1.0)) / bw + 2.0 * r.launch_seconds;
         t.forward += x_cast;
         t.backward_input += dy_cast;
         if (o.weight_grad) t.backward_weight += xt_cast;

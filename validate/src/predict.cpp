@@ -37,6 +37,16 @@ double predict(const Scenario& s, std::string_view metric) {
   if (metric == "mfu_pct") return cost::step_estimate(s).mfu * 100.0;
   if (metric == "activation_gib_per_gpu") return cost::training_memory(s).activation_bytes / kGiB;
   if (metric == "step_time_ratio_vs_residual") return step_time_ratio_vs_residual(s);
+  if (metric == "fb_chunk_pair_s") {
+    const auto e = cost::step_estimate(s);
+    return e.phases.f + e.phases.b;
+  }
+  const auto kind = [&](cost::OpKind k) {
+    return cost::step_estimate(s).middle_chunk.kind_seconds[static_cast<size_t>(k)];
+  };
+  if (metric == "fb_pair_gemm_s") return kind(cost::OpKind::Gemm);
+  if (metric == "fb_pair_attention_s") return kind(cost::OpKind::Attention);
+  if (metric == "fb_pair_memory_bound_s") return kind(cost::OpKind::MemoryBound);
   std::string known;
   for (const auto& name : published_metric_names()) known += (known.empty() ? "" : ", ") + name;
   throw InputError("published." + std::string(metric), fmt::format("unknown metric (expected one of {})", known));

@@ -185,6 +185,10 @@ struct PublishedResults {
 //   mfu_pct                      model FLOPs utilisation, % of BF16 peak (non-causal, ISCA 2025)
 //   activation_gib_per_gpu       activation memory of the most loaded GPU, GiB
 //   step_time_ratio_vs_residual  step time / the same run with a plain residual (mHC overhead)
+//   fb_chunk_pair_s              one forward and one backward chunk of the slowest stage with
+//                                their exposed all-to-all (DualPipe's F&B pair), s
+//   fb_pair_gemm_s, fb_pair_attention_s, fb_pair_memory_bound_s
+//                                that pair's GEMM, attention-core and memory-bound kernel time, s
 const std::vector<std::string>& published_metric_names();
 
 struct Scenario {

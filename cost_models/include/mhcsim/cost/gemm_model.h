@@ -7,8 +7,9 @@
 //             the best of a few tile shapes, as cuBLAS's and DeepGEMM's heuristics do.
 //   operands  (M K + K N) x input bytes / HBM: small-M GEMMs (decode, small experts) stream
 //             their weights and are memory-bound; the mainloop overlaps these reads.
-//   epilogue  M N x output bytes / HBM: writing C does not overlap the mainloop of the same
-//             tile, which is why short-K GEMMs lose efficiency (DeepGEMM's K = 512 row).
+//   epilogue  M N x output bytes / HBM (twice when accumulating into C): writing C does not
+//             overlap the mainloop of the same tile, which is why short-K GEMMs lose
+//             efficiency (DeepGEMM's K = 512 row).
 // t = max(mainloop, operands) + epilogue + launch.
 #include <cstdint>
 
@@ -23,6 +24,8 @@ struct GemmShape {
   int64_t groups = 1;  // equal independent GEMMs in one launch (grouped experts, batched heads)
   DType input = DType::BF16;
   DType output = DType::BF16;
+  bool accumulate = false;  // C += A B (beta = 1): the epilogue reads C before writing it, as
+                            // weight gradients accumulate into fp32 main_grad over micro-batches
   double flops() const {
     return 2.0 * static_cast<double>(groups) * static_cast<double>(m) * static_cast<double>(n) *
            static_cast<double>(k);

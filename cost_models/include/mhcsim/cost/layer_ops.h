@@ -60,6 +60,10 @@ struct OpRates {
   double hbm_bytes_per_second = 0;
   double mhc_bytes_per_second = 0;
   double launch_seconds = 0;
+  // Weight gradients land in the gradient dtype; over several micro-batches they accumulate
+  // (Megatron's gradient-accumulation fusion into fp32 main_grad, DeepGEMM's "acc" wgrad).
+  DType grads = DType::FP32;
+  bool accumulate_grads = false;
   LinkRate tp_link;
   double tp = 1;
   LinkRate cp_link;

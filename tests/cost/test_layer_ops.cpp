@@ -1,0 +1,107 @@
+// The op list of a layer: its FLOPs add up to the closed forms, its saved tensors to Korthikanti
+// et al.'s activation memory (2022, Table 2), and the parallelism keys change what they should.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "mhcsim/cost/chunk_cost.h"
+#include "mhcsim/cost/layer_ops.h"
+#include "mhcsim/scenarios/load.h"
+
+using namespace mhcsim;
+using namespace mhcsim::cost;
+using Catch::Matchers::WithinRel;
+
+namespace {
+// GPT-3 175B as Korthikanti et al. run it: s = 2048, b = 1, h = 12288, a = 96, GeLU 4h MLP,
+// dropout, Megatron's unfused attention, TP 8.
+const char* kGpt = R"(
+name = "gpt-175b"
+[model]
+layers = 96
+hidden = 12288
+vocab = 51200
+attention = "mha"
+heads = 96
+head_dim = 128
+ffn_hidden = 49152
+mlp = "gelu"
+dropout = true
+[hardware]
+gpu = "A100"
+gpus = 8
+[precision]
+gemm = "fp16"
+activations = "fp16"
+[parallel]
+tp = 8
+flash_attention = false
+[workload]
+mode = "train"
+seq_len = 2048
+micro_batch_seqs = 1
+)";
+
+Scenario gpt(std::vector<scenarios::Override> overrides = {}) {
+  return scenarios::load_scenario_from_string(kGpt, "gpt.toml", overrides);
+}
+
+double saved(const Scenario& s) {
+  double b = 0;
+  for (const auto& o : layer_ops(s, false)) b += o.saved_bytes;
+  return b;
+}
+
+constexpr double s = 2048, b = 1, h = 12288, a = 96, t = 8;
+}  // namespace
+
+TEST_CASE("saved tensors reproduce Korthikanti et al. Table 2 for every TP/SP/recompute row") {
+  const double sbh = s * b * h;
+  // TP without SP: s b h (10 + 24/t + 5 a s / (h t)).
+  CHECK_THAT(saved(gpt()), WithinRel(sbh * (10 + 24 / t + 5 * a * s / (h * t)), 1e-12));
+  // TP + SP: s b h / t (34 + 5 a s / h).
+  CHECK_THAT(saved(gpt({{"parallel.sequence_parallel", "true"}})), WithinRel(sbh / t * (34 + 5 * a * s / h), 1e-12));
+  // TP + SP + selective (attention core) recompute: 34 s b h / t.
+  CHECK_THAT(saved(gpt({{"parallel.sequence_parallel", "true"}, {"parallel.activation_recompute", "\"attention\""}})),
+             WithinRel(34 * sbh / t, 1e-12));
+  // TP + selective without SP: s b h (10 + 24 / t).
+  CHECK_THAT(saved(gpt({{"parallel.activation_recompute", "\"attention\""}})), WithinRel(sbh * (10 + 24 / t), 1e-12));
+  // Full recompute keeps the layer input: 2 s b h (/ t with SP).
+  CHECK_THAT(chunk_activation_bytes(gpt({{"parallel.activation_recompute", "\"full\""}}), 1), WithinRel(2 * sbh, 1e-12));
+  CHECK_THAT(chunk_activation_bytes(gpt({{"parallel.activation_recompute", "\"full\""}, {"parallel.sequence_parallel", "true"}}), 1),
+             WithinRel(2 * sbh / t, 1e-12));
+  // FlashAttention keeps no s x s tensor, only the log-sum-exp (fp32 per head and token).
+  CHECK_THAT(saved(gpt({{"parallel.flash_attention", "true"}, {"parallel.sequence_parallel", "true"}})),
+             WithinRel(34 * sbh / t + s * b * a / t * 4, 1e-12));
+}
+
+TEST_CASE("forward GEMM FLOPs of a GPT layer: 24 b s h^2 + 4 b s^2 h (Narayanan et al. eq. 2)") {
+  const auto sc = gpt();
+  double flops = 0;
+  for (const auto& o : layer_ops(sc, false))
+    if (o.kind == OpKind::Gemm) flops += o.gemm.flops();
+  // Per TP rank; the unfused QK^T and PV compute the whole s x s.
+  CHECK_THAT(flops * t, WithinRel(24 * b * s * h * h + 4 * b * s * s * h, 1e-12));
+}
+
+TEST_CASE("context parallelism splits tokens and adds the ring exchange hidden behind attention") {
+  const auto one = gpt({{"parallel.flash_attention", "true"}, {"hardware.gpus", "16"}, {"parallel.dp", "2"}});
+  const auto two = gpt({{"parallel.flash_attention", "true"}, {"hardware.gpus", "16"}, {"parallel.cp", "2"}});
+  const auto core = [](const Scenario& sc) {
+    for (const auto& o : layer_ops(sc, false))
+      if (o.kind == OpKind::Attention) return o.flops;
+    return 0.0;
+  };
+  CHECK_THAT(core(two), WithinRel(core(one) / 2, 1e-12));
+  bool ring = false;
+  for (const auto& o : layer_ops(two, false)) ring |= o.hides_behind_previous && o.kind == OpKind::Communication;
+  CHECK(ring);
+  CHECK(chunk_cost(two, 1).forward_seconds() < chunk_cost(one, 1).forward_seconds());
+}
+
+TEST_CASE("sequence parallelism shards the norms and dropouts: less memory-bound time, same GEMMs") {
+  const auto tp = chunk_cost(gpt(), 1);
+  const auto sp = chunk_cost(gpt({{"parallel.sequence_parallel", "true"}}), 1);
+  CHECK(sp.kind_seconds[static_cast<size_t>(OpKind::MemoryBound)] < tp.kind_seconds[static_cast<size_t>(OpKind::MemoryBound)]);
+  CHECK(sp.kind_seconds[static_cast<size_t>(OpKind::Gemm)] == tp.kind_seconds[static_cast<size_t>(OpKind::Gemm)]);
+}
