@@ -144,8 +144,9 @@ ChunkCost chunk_cost(const Scenario& s, int64_t layers_per_chunk, bool last_stag
 
   const double tokens = micro_batch_tokens(s);
   if (m.is_moe() && p.ep > 1 && moe > 0) {
-    // Each TP rank dispatches its 1/tp of the tokens.
-    const auto a2a = a2a_time(s, tokens / d(p.tp));
+    // Each TP rank dispatches its 1/tp of the tokens; the most loaded rank receives (and, in
+    // the combine, returns) expert_imbalance x the mean.
+    const auto a2a = a2a_time(s, tokens / d(p.tp) * p.expert_imbalance);
     c.dispatch_seconds = d(moe) * a2a.dispatch_seconds();
     c.combine_seconds = d(moe) * a2a.combine_seconds();
   }

@@ -280,8 +280,9 @@ void mlp_ops(const Ctx& c, std::vector<Op>& ops, bool moe) {
       static const char* const shared[3] = {"shared_fc1", "shared_activation", "shared_fc2"};
       ffn_ops(c, ops, shared, tokens, 1, m.shared_experts * m.expert_ffn_hidden, 0.0);
     }
-    // The dispatched rows stay cached for the backward (the all-to-all is not replayed).
-    const double rows = tokens * d(m.top_k);
+    // The dispatched rows stay cached for the backward (the all-to-all is not replayed). The
+    // most loaded rank has expert_imbalance x the mean.
+    const double rows = tokens * d(m.top_k) * p.expert_imbalance;
     static const char* const routed[3] = {"expert_fc1", "expert_activation", "expert_fc2"};
     ffn_ops(c, ops, routed, rows, experts, m.expert_ffn_hidden, rows * h * c.lin);
     const auto combine = moe_combine_bytes(ceil_i(tokens), m.top_k, m.hidden, c.s.precision.activations);

@@ -54,6 +54,7 @@ nlohmann::json to_json(const Scenario& s) {
        {{"tp", p.tp}, {"cp", p.cp}, {"pp", p.pp}, {"dp", p.dp}, {"ep", p.ep},
         {"sequence_parallel", p.sequence_parallel}, {"flash_attention", p.flash_attention},
         {"max_nodes_per_token", p.max_nodes_per_token}, {"redundant_experts", p.redundant_experts},
+        {"expert_imbalance", p.expert_imbalance},
         {"schedule", std::string(to_string(p.schedule))}, {"micro_batches", p.micro_batches},
         {"virtual_stages", p.virtual_stages}, {"stages", p.stage_count()},
         {"zero_stage", p.zero_stage},

@@ -100,6 +100,7 @@ std::vector<Field<S>> build_schema() {
       int_field<S>("parallel.ep", 1, 65536, [](S& s) -> int64_t& { return s.parallel.ep; }),
       int_field<S>("parallel.max_nodes_per_token", 0, 4096, [](S& s) -> int64_t& { return s.parallel.max_nodes_per_token; }),
       int_field<S>("parallel.redundant_experts", 0, 65536, [](S& s) -> int64_t& { return s.parallel.redundant_experts; }),
+      float_field<S>("parallel.expert_imbalance", 1.0, 64.0, [](S& s) -> double& { return s.parallel.expert_imbalance; }),
       enum_field<S, Schedule>("parallel.schedule", "1f1b|interleaved|zb1p|dualpipe|dualpipev",
                               parse_schedule, [](S& s) -> Schedule& { return s.parallel.schedule; }),
       int_field<S>("parallel.micro_batches", 1, kMaxMicroBatches, [](S& s) -> int64_t& { return s.parallel.micro_batches; }),

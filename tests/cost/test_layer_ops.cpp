@@ -105,3 +105,21 @@ TEST_CASE("sequence parallelism shards the norms and dropouts: less memory-bound
   CHECK(sp.kind_seconds[static_cast<size_t>(OpKind::MemoryBound)] < tp.kind_seconds[static_cast<size_t>(OpKind::MemoryBound)]);
   CHECK(sp.kind_seconds[static_cast<size_t>(OpKind::Gemm)] == tp.kind_seconds[static_cast<size_t>(OpKind::Gemm)]);
 }
+
+TEST_CASE("expert imbalance scales the routed expert GEMMs and the all-to-all, nothing else") {
+  const auto load = [](double imbalance) {
+    auto sc = scenarios::load_scenario(std::string(MHCSIM_SOURCE_DIR) + "/scenarios/deepseek_v3_train.toml");
+    sc.parallel.expert_imbalance = imbalance;
+    return sc;
+  };
+  const auto even = load(1.0), skewed = load(1.25);
+  const auto rows = [](const Scenario& sc) {
+    for (const auto& o : layer_ops(sc, true))
+      if (std::string(o.name) == "expert_fc1") return static_cast<double>(o.gemm.groups * o.gemm.m);
+    return 0.0;
+  };
+  CHECK_THAT(rows(skewed), WithinRel(1.25 * rows(even), 0.001));
+  const auto a = chunk_cost(even, 4), b = chunk_cost(skewed, 4);
+  CHECK(b.dispatch_seconds > 1.2 * a.dispatch_seconds);
+  CHECK(b.attn_forward_seconds == a.attn_forward_seconds);
+}

@@ -128,6 +128,9 @@ struct ParallelSpec {
   int64_t ep = 1;                // expert parallel group size (inside the DP x TP ranks)
   int64_t max_nodes_per_token = 0;  // node-limited routing (0 = unlimited)
   int64_t redundant_experts = 0;    // extra replicas of hot experts (DeepSeek-V3 serving: 32)
+  // Routed rows on the most loaded EP rank / the mean (1 = perfectly balanced, as DeepSeek's
+  // profiling runs simulate). It paces the grouped expert GEMMs and the all-to-all.
+  double expert_imbalance = 1.0;
   Schedule schedule = Schedule::OneF1B;
   int64_t micro_batches = 1;     // per pipeline per step
   int64_t virtual_stages = 1;    // chunks per rank for interleaved 1F1B
