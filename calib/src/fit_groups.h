@@ -7,6 +7,7 @@
 
 #include "mhcsim/calib/calibrate.h"
 #include "mhcsim/calib/robust_fit.h"
+#include "mhcsim/specs.h"
 
 namespace mhcsim::calib::detail {
 
@@ -50,6 +51,8 @@ void set_stats(Fit& f, const ErrorSummary& e, std::string source) {
 
 void fit_bandwidth(const std::string& key, const Group& group, Calibration& out);
 void fit_collective(const std::string& key, const Group& group, Calibration& out);
-void fit_gemm(const Group& group, double peak_flops_per_second_bf16, double peak_fp8, Calibration& out);
+// `gpu`: the catalog entry (nullptr when the GPU matches none); runs after the bandwidth fits,
+// whose hbm_copy fit the shape model uses.
+void fit_gemm(const Group& group, const GpuSpec* gpu, Calibration& out);
 
 }  // namespace mhcsim::calib::detail

@@ -43,7 +43,8 @@ reports::Table points_table(const Calibration& c) {
 
 reports::Table fits_table(const Calibration& c) {
   reports::Table t("calibration: fitted parameters (kernels t = t0 + bytes/bw; collectives "
-                   "t = alpha*steps + bus_bytes/bus_bw; gemm t = flops/(eff*peak))",
+                   "t = alpha*steps + bus_bytes/bus_bw; gemm t = max(mainloop/eff, operands) + epilogue + "
+                   "launch, eff = plateau efficiency of the shape model)",
                    {{"fit", "fit"},
                     {"overhead_s", "t0/alpha (us)", 3, 1.0 / kUs},
                     {"bandwidth_gbps", "bw (GB/s)", 1},

@@ -1,9 +1,13 @@
-// Report sections: memory per GPU stacked by kind, and the step-time breakdown.
+// Report sections: memory per GPU stacked by kind, and the step-time breakdown with the
+// slowest chunk's time by op kind.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <utility>
 
 #include "mhcsim/cost/kv_cache.h"
+#include "mhcsim/cost/layer_ops.h"
 #include "mhcsim/cost/memory.h"
 #include "mhcsim/cost/step.h"
 #include "mhcsim/reports/svg.h"
@@ -46,6 +50,63 @@ reports::Section memory_section(const Scenario& s) {
                            reports::render_svg(c)}}};
 }
 
+namespace {
+
+// The slowest chunk's time by op kind (cost::OpKind: forward + backward + recompute of its
+// ops) and its EP all-to-all, which the chunk prices apart from its ops: dispatch + combine in
+// the forward and their mirror in the backward (chunk_cost.h).
+std::pair<reports::Table, reports::Figure> chunk_kind_blocks(const Scenario& s, const cost::StepEstimate& est) {
+  const auto& chunk = est.chunk;
+  const std::array<const char*, cost::kOpKinds> what_kind = {
+      chunk.has_head ? "linear layers and LM head (forward, dgrad, wgrad)" : "linear layers (forward, dgrad, wgrad)",
+      "attention core", "norms, activations, casts, mHC kernels", "TP / CP collectives"};
+  std::vector<std::string> names;
+  std::vector<std::string> what;
+  std::vector<double> seconds;
+  for (int k = 0; k < cost::kOpKinds; ++k) {
+    names.emplace_back(cost::to_string(static_cast<cost::OpKind>(k)));
+    what.emplace_back(what_kind[static_cast<size_t>(k)]);
+    seconds.push_back(chunk.kind_seconds[static_cast<size_t>(k)]);
+  }
+  const double a2a = 2.0 * chunk.a2a_forward_seconds();
+  if (a2a > 0) {
+    names.emplace_back("EP all-to-all");
+    what.emplace_back(fmt::format("dispatch {:.3f} ms + combine {:.3f} ms forward, mirrored in the backward",
+                                  1e3 * chunk.dispatch_seconds, 1e3 * chunk.combine_seconds));
+    seconds.push_back(a2a);
+  }
+  double total = 0;
+  for (double v : seconds) total += v;
+  reports::Table t("Time per chunk by op kind", {{"kind", "kind"},
+                                                  {"ops", "ops"},
+                                                  {"seconds", "time (ms)", 3, 1e3},
+                                                  {"share_pct", "share of the chunk (%)", 1}});
+  for (size_t i = 0; i < seconds.size(); ++i)
+    t.add_row({names[i], what[i], seconds[i], total > 0 ? 100.0 * seconds[i] / total : 0.0});
+  t.add_row({std::string("total"), reports::Cell{}, total, total > 0 ? 100.0 : 0.0});
+
+  reports::StackedBarChart c;
+  c.title = "Time per chunk by op kind";
+  c.category_label = "pipeline chunk";
+  c.value = {"time per chunk, forward + backward", "ms", false, 1e3};
+  c.parts = names;
+  c.categories = {fmt::format("{} layers{}", chunk.layers, chunk.has_head ? " + LM head" : "")};
+  c.values = {seconds};
+  return {std::move(t),
+          reports::Figure{
+              "step_chunk_kinds",
+              fmt::format("One micro-batch through the slowest pipeline chunk ({} layers{}), forward + backward + "
+                          "recompute, priced op by op by the cost model ({}) and summed by op kind. The EP "
+                          "all-to-all is its full time; the schedule overlaps all but {:.3f} ms of it with compute. "
+                          "Stage-boundary sends are not included.",
+                          chunk.layers, chunk.has_head ? " and the LM head" : "",
+                          s.calibration ? "calibrated rates" : "datasheet peaks x default efficiencies",
+                          1e3 * est.exposed_a2a_seconds),
+              reports::render_svg(c)}};
+}
+
+}  // namespace
+
 reports::Section step_section(const Scenario& s) {
   const auto est = cost::step_estimate(s);
   const auto sim = sim::simulate(s);
@@ -78,6 +139,7 @@ reports::Section step_section(const Scenario& s) {
       {"mfu_causal", "MFU (causal)", 100 * est.mfu_causal, "%", 1, 2},
       {"bubble_fraction", "bubble fraction, analytic", 100 * est.bubble_fraction(), "%", 1, 2},
       {"layers_per_chunk", "layers per pipeline chunk", est.layers_per_chunk, "layers"}}};
+  auto [kinds_table, kinds_chart] = chunk_kind_blocks(s, est);
   return {"Step time",
           {q,
            reports::Figure{"step", "Step time split into compute, exposed communication and pipeline bubble: the "
@@ -86,7 +148,8 @@ reports::Section step_section(const Scenario& s) {
                                    "shown as exposed all-to-all). The cost "
                                    "model prices memory-bound (HBM) kernels inside the compute phases; it does not "
                                    "report them separately.",
-                           reports::render_svg(c)}}};
+                           reports::render_svg(c)},
+           std::move(kinds_table), std::move(kinds_chart)}};
 }
 
 }  // namespace mhcsim::sweep::detail

@@ -1,5 +1,6 @@
 // Sweeps: the cross product, infeasible points kept with their reason, --top ranking,
-// results independent of the thread count, and outputs that never silently replace a file.
+// results independent of the thread count, outputs that never silently replace a file, and
+// the capacity report's chunk time by op kind.
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
@@ -8,10 +9,14 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <variant>
 
 #include <nlohmann/json.hpp>
 
+#include "mhcsim/cost/step.h"
 #include "mhcsim/error.h"
+#include "mhcsim/reports/document.h"
+#include "mhcsim/sweep/capacity_report.h"
 #include "mhcsim/sweep/output.h"
 #include "mhcsim/sweep/sweep.h"
 
@@ -162,4 +167,48 @@ TEST_CASE("CSV and JSON outputs: complete, typed, atomic, --force to replace") {
   size_t entries = 0;  // no temporaries left behind
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(tmp.path)) ++entries;
   CHECK(entries == 2);
+}
+
+TEST_CASE("the capacity report splits the slowest chunk's time by op kind, in HTML and Markdown") {
+  auto tpl = deepseek();
+  const Scenario s = tpl.instantiate({});
+  const reports::Document doc = capacity_report(s, tpl);
+  const reports::Table* table = nullptr;
+  bool figure = false;
+  for (const auto& section : doc.sections)
+    for (const auto& block : section.blocks) {
+      if (const auto* t = std::get_if<reports::Table>(&block); t && t->title() == "Time per chunk by op kind") {
+        CHECK(section.title == "Step time");
+        table = t;
+      }
+      if (const auto* f = std::get_if<reports::Figure>(&block); f && f->name == "step_chunk_kinds") figure = true;
+    }
+  REQUIRE(table != nullptr);
+  CHECK(figure);
+  // The four op kinds in cost::OpKind order, DeepSeek-V3's EP all-to-all, then the total.
+  const auto& rows = table->rows();
+  REQUIRE(rows.size() == 6);
+  const std::vector<std::string> kinds = {"gemm", "attention", "memory-bound", "communication", "EP all-to-all", "total"};
+  double sum_ms = 0, sum_pct = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    CHECK(std::get<std::string>(rows[i][0]) == kinds[i]);
+    const double sec = std::get<double>(rows[i][2]), pct = std::get<double>(rows[i][3]);
+    CHECK(sec >= 0);
+    if (i + 1 < rows.size()) sum_ms += sec, sum_pct += pct;
+    else CHECK_THAT(sec, Catch::Matchers::WithinRel(sum_ms, 1e-12));
+  }
+  CHECK_THAT(sum_pct, Catch::Matchers::WithinRel(100.0, 1e-9));
+  const auto kind_seconds = cost::step_estimate(s).chunk.kind_seconds;
+  CHECK(std::get<double>(rows[0][2]) == kind_seconds[0]);
+  CHECK(kind_seconds[0] > 0);  // GEMMs dominate a DeepSeek-V3 chunk
+  CHECK(std::get<double>(rows[0][3]) > 25);
+
+  const std::string md = reports::to_markdown(doc), html = reports::to_html(doc);
+  CHECK_THAT(md, Catch::Contains("Time per chunk by op kind") && Catch::Contains("figures/step_chunk_kinds.svg"));
+  CHECK_THAT(html, Catch::Contains("Time per chunk by op kind"));
+  for (const auto& k : kinds) {
+    INFO(k);
+    CHECK_THAT(md, Catch::Contains("| " + k + " |"));
+    CHECK_THAT(html, Catch::Contains(">" + k + "<"));
+  }
 }

@@ -3,7 +3,10 @@
 //   kernels      t = t0 + bytes / bw                          per kernel class
 //   collectives  t = alpha x steps + bus_bytes / bus_bw       per op, intra/inter node, and
 //                                                             message-size range
-//   GEMM         t = flops / (efficiency x peak)              one efficiency over the shapes
+//   GEMM         t = max(mainloop1 / e, operands) + epilogue  the plateau efficiency e of the
+//                    + launch                                  cost model's shape model
+//                                                              (cost/gemm_model.h), one over the
+//                                                              shapes
 // Every fit is robust (robust_fit.h); a class that cannot be fitted is an error, never a guess.
 #include <optional>
 #include <string>
@@ -23,11 +26,12 @@ struct PointResult {
   double measured_seconds = 0;
   double predicted_seconds = 0;
   bool outlier = false;         // dropped by the robust fit
-  std::string detail;           // e.g. "eff 71.3% of 989 TFLOP/s" for GEMM shapes
+  std::string detail;           // e.g. "achieved 71.3% of peak, wave eff 97.0%" for GEMM shapes
   double error_pct() const { return 100.0 * (predicted_seconds - measured_seconds) / measured_seconds; }
 };
 
-// The profile keeps one GEMM efficiency; how well it fits the shapes is recorded beside it.
+// The profile keeps one GEMM plateau efficiency; how well the shape model with it fits the
+// fitted precision's shapes is recorded beside it.
 struct GemmSummary {
   int points = 0;
   double median_error_pct = 0;
