@@ -41,7 +41,9 @@ struct CalibrationProfile {
   std::map<std::string, BandwidthFit> kernels;
   // Collectives: "alltoall_intra", "alltoall_inter", "allreduce_intra", "allreduce_inter".
   std::map<std::string, CollectiveFit> collectives;
-  std::optional<double> gemm_efficiency;  // achieved / peak tensor FLOP/s
+  // Plateau efficiency of the GEMM shape model (cost/gemm_model.h): what a large, well-shaped
+  // GEMM reaches of the dense tensor peak before wave quantization and HBM terms.
+  std::optional<double> gemm_efficiency;
 };
 
 }  // namespace mhcsim
