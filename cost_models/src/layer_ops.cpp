@@ -327,14 +327,12 @@ std::vector<Op> head_ops(const Scenario& s) {
   const Ctx c = context(s);
   const auto& m = c.m;
   const auto M = Sublayer::Mlp;
-  std::vector<Op> ops;
-  ops.push_back(memory_op("final_norm", M, norm_bytes(c), c.rep * d(m.hidden) * c.act));
   // Output layer in BF16 (DeepSeek-V3 report 3.3.1 keeps it out of FP8), vocabulary split over
   // TP; cross-entropy reads the logits and writes their gradient in fp32.
   const int64_t vocab = static_cast<int64_t>(std::ceil(d(m.vocab) / c.tp));
-  ops.push_back(gemm_op("lm_head", M, linear(c, c.tokens, vocab, m.hidden, DType::BF16), c.tokens * d(m.hidden) * c.act));
-  ops.push_back(memory_op("cross_entropy", M, c.tokens * d(vocab) * (c.act + 4.0), c.tokens * d(vocab) * 4.0));
-  return ops;
+  return {memory_op("final_norm", M, norm_bytes(c), c.rep * d(m.hidden) * c.act),
+          gemm_op("lm_head", M, linear(c, c.tokens, vocab, m.hidden, DType::BF16), c.tokens * d(m.hidden) * c.act),
+          memory_op("cross_entropy", M, c.tokens * d(vocab) * (c.act + 4.0), c.tokens * d(vocab) * 4.0)};
 }
 
 double layer_input_bytes(const Scenario& s) {
