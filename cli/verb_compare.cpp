@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <limits>
 #include <memory>
 
 #include "common.h"
@@ -25,6 +26,7 @@ struct CompareOptions {
   std::string patterns;
   double steps = 1;
   int rank = 0;
+  traces::TraceLimits limits;
 };
 
 struct Side {
@@ -33,7 +35,8 @@ struct Side {
 };
 
 Side simulated_side(const CompareOptions& o, const traces::ClassPatterns& patterns) {
-  if (!o.simulated_trace.empty()) return {o.simulated_trace, traces::read_kernel_timeline(o.simulated_trace, patterns)};
+  if (!o.simulated_trace.empty())
+    return {o.simulated_trace, traces::read_kernel_timeline(o.simulated_trace, patterns, o.limits)};
   const Scenario s = load_scenario(o.scn);
   return {fmt::format("scenario {} ({})", s.name, s.path), traces::from_simulation(sim::simulate(s))};
 }
@@ -65,7 +68,7 @@ void run(const CompareOptions& o) {
   if (!(o.steps > 0)) throw InputError("--steps", fmt::format("{} is out of range (expected a number > 0)", o.steps));
   if (o.rank < 0) throw InputError("--rank", fmt::format("{} is out of range (expected an integer >= 0)", o.rank));
   const auto patterns = o.patterns.empty() ? traces::default_patterns() : traces::load_patterns(o.patterns);
-  const Side meas{o.trace, traces::read_kernel_timeline(o.trace, patterns)};
+  const Side meas{o.trace, traces::read_kernel_timeline(o.trace, patterns, o.limits)};
   if (meas.timeline.spans.empty())
     throw InputError("", "no GPU kernels in the trace (only ignored categories or no complete events)", {o.trace, 0});
   const Side simu = simulated_side(o, patterns);
@@ -90,6 +93,14 @@ void setup_compare(CLI::App& app) {
   cmd->add_option("--steps", opts->steps, "Training steps the measured trace holds (default 1)");
   cmd->add_option("--rank", opts->rank,
                   "Simulated pipeline rank of the trace's first GPU (default 0); later GPUs follow");
+  cmd->add_option("--max-trace-bytes", opts->limits.max_bytes,
+                  "Largest trace accepted, in bytes of JSON after decompression (a bound on time)")
+      ->check(CLI::Range(uint64_t{1}, std::numeric_limits<uint64_t>::max()))
+      ->capture_default_str();
+  cmd->add_option("--max-trace-events", opts->limits.max_events,
+                  "Most traceEvents entries accepted (a bound on memory: 24 bytes per kernel)")
+      ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()))
+      ->capture_default_str();
   add_scenario_options(*cmd, opts->scn);
   add_output_options(*cmd, opts->out);
   cmd->callback([opts] { run(*opts); });

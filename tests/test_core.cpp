@@ -4,12 +4,16 @@
 #include <fstream>
 #include <sstream>
 
+#include <sys/stat.h>
+
 #include "mhcsim/atomic_write.h"
 #include "mhcsim/dtype.h"
 #include "mhcsim/error.h"
+#include "mhcsim/input_file.h"
 #include "mhcsim/intervals.h"
 #include "mhcsim/reports/table.h"
 #include "mhcsim/specs.h"
+#include "mhcsim/toml_nesting.h"
 
 using namespace mhcsim;
 
@@ -76,4 +80,57 @@ TEST_CASE("merge_spans unions overlapping and touching spans, drops empty ones; 
   std::vector<Span> sorted{{0.0, 1.0}, {0.5, 2.0}, {2.0, 2.0}, {3.0, 4.0}};
   CHECK(merge_sorted_spans(sorted) == 3.0);
   CHECK(sorted == std::vector<Span>{{0.0, 2.0}, {3.0, 4.0}});
+}
+
+TEST_CASE("input files: regular files only, size checked before reading, never blocking on a FIFO") {
+  namespace fs = std::filesystem;
+  using Catch::Contains;
+  const fs::path dir = fs::temp_directory_path() / "mhcsim_test_input_file";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const InputKind kind{.what = "test file", .max_bytes = 8, .raise_flag = "--max-test-bytes", .key = "k"};
+  std::ofstream(dir / "ok.txt") << "12345678";
+  CHECK(read_input_file(dir / "ok.txt", kind) == "12345678");
+  InputFile file(dir / "ok.txt", kind);
+  CHECK(file.size_bytes() == 8);
+  std::ofstream(dir / "big.txt") << "123456789";
+  CHECK_THROWS_WITH(read_input_file(dir / "big.txt", kind),
+                    Contains("big.txt: k: test file is larger than the 8 bytes limit (9 bytes) (raise it with --max-test-bytes)"));
+  CHECK_THROWS_WITH(read_input_file(dir / "none.txt", kind), Contains("none.txt: k: cannot open test file (No such file or directory)"));
+  CHECK_THROWS_WITH(read_input_file(dir, kind), Contains("cannot open test file (a directory, not a regular file)"));
+  CHECK_THROWS_WITH(read_input_file("/dev/zero", kind), Contains("/dev/zero: k: cannot open test file (a character device, not a regular file)"));
+  REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);  // no writer: a blocking open would hang here
+  CHECK_THROWS_WITH(read_input_file(dir / "fifo", kind), Contains("cannot open test file (a FIFO, not a regular file)"));
+  CHECK(input_file_problem(dir / "ok.txt").empty());
+  CHECK(input_file_problem(dir / "fifo") == "a FIFO, not a regular file");
+  CHECK(format_byte_count(uint64_t{1} << 20) == "1 MiB");
+  CHECK(format_byte_count(uint64_t{3} << 30) == "3 GiB");
+  CHECK(format_byte_count(1000) == "1000 bytes");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("TOML nesting: dotted keys, headers, arrays and inline tables count; strings and comments do not") {
+  using Catch::Contains;
+  const auto ok = [](const std::string& text) { CHECK_NOTHROW(check_toml_nesting(text, "t.toml", 4)); };
+  const auto deep = [](const std::string& text, const std::string& where) {
+    CHECK_THROWS_WITH(check_toml_nesting(text, "t.toml", 4), Contains(where) && Contains("nesting deeper than 4 levels"));
+  };
+  ok("a.b.c.d = 1\n");
+  deep("a.b.c.d.e = 1\n", "t.toml:1: a.b.c.d.e: ");
+  ok("[a.b]\nc.d = 1\n[e]\nf.g.h = 1\n");  // a header's depth ends at the next header
+  deep("[a.b]\nc.d.e = 1\n", "t.toml:2: c.d.e: ");
+  deep("[[a.b.c.d.e]]\n", "t.toml:1: a.b.c.d.e: ");
+  ok("x = [[[1.5, 2.5, 3.5, 4.5, 5.5]]]\n");  // dots in values are numbers
+  deep("x = [[[[1]]]]\n", "t.toml:1: x: ");
+  deep("x = {a = {b = {c = {d = 1}}}}\n", "t.toml:1: x: ");
+  ok("x = {a = 1, b = {c = 1}, d.e = 2}\n");
+  deep("x = [\n  [\n    [[1]]\n  ]\n]\n", "t.toml:3: x: ");  // multi-line arrays keep their depth
+  ok("a = \"x.y.z.w.v[[[[{{{{\" # a.b.c.d.e [[[[\n");
+  ok("a = 'x.y.z.w.v[[[['\nb = \"\"\"\n[[[[.....\n\"\"\"\nc = '''\n....'''\n");
+  deep("a = \"\"\"\n\n\"\"\"\nb.c.d.e.f = 1\n", "t.toml:4: b.c.d.e.f: ");  // lines counted in strings
+  ok("\"a.b.c.d.e\".f = 1\n");  // a quoted key part is one part
+  ok("a = \"\\\".b.c.d.e\"\n");  // an escaped quote does not end the string
+  deep("a = 1\n" + std::string(1000, '[') + "\n", "t.toml:2: ");  // garbage still stops at the limit
+  ok(std::string(100, ']') + std::string(100, '}') + "\n");  // unbalanced closers are the parser's error
+  deep("a" + std::string(40000, '.') + "b = 1\n", "t.toml:1: ");
 }

@@ -3,12 +3,12 @@
 #include <fmt/format.h>
 
 #include <charconv>
-#include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "mhcsim/error.h"
+#include "mhcsim/input_file.h"
 
 namespace mhcsim::calib {
 namespace {
@@ -204,11 +204,8 @@ BenchFile parse_benchmark_json(const std::string& text, const std::string& file_
 }
 
 BenchFile read_benchmark_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("--from", fmt::format("cannot open benchmark file {}", path.string()));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_benchmark_json(text.str(), path.string());
+  return parse_benchmark_json(
+      read_input_file(path, {.what = "benchmark file", .max_bytes = kMaxJsonDocumentBytes}), path.string());
 }
 
 double arg_or(const Measurement& m, const std::string& key, double fallback) {

@@ -4,11 +4,11 @@
 #include <fmt/format.h>
 
 #include <ctime>
-#include <fstream>
 #include <map>
 
 #include "mhcsim/atomic_write.h"
 #include "mhcsim/error.h"
+#include "mhcsim/input_file.h"
 #include "mhcsim/version.h"
 
 namespace mhcsim::calib {
@@ -160,11 +160,11 @@ CalibrationProfile profile_from_json(const json& doc, const std::string& file) {
 }
 
 CalibrationProfile read_profile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("calibration.profile", fmt::format("cannot open {}", path.string()));
+  const std::string text = read_input_file(
+      path, {.what = "calibration profile", .max_bytes = kMaxJsonDocumentBytes, .key = "calibration.profile"});
   json doc;
   try {
-    doc = json::parse(in);
+    doc = json::parse(text);
   } catch (const json::parse_error& e) {
     throw InputError("", fmt::format("malformed JSON: {}", e.what()), {path.string(), 0});
   }

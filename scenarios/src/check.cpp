@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "mhcsim/input_file.h"
 #include "schema.h"
 
 namespace mhcsim::scenarios {
@@ -225,9 +226,12 @@ void check_calibration(Scenario& s, const Checker& c) {
   const auto where = c.keys.at("calibration.profile");
   if (p.is_relative() && !where.file.empty() && where.file != "--set")
     p = fs::path(where.file).parent_path() / p;
+  // stat() only: a FIFO must not block here; a device or directory is refused by name.
+  const std::string problem = input_file_problem(p);
   std::error_code ec;  // the non-throwing overload: a name too long is "not found", not a crash
-  c.require(fs::is_regular_file(p, ec), "calibration.profile",
-            fmt::format("file not found: {}{}", p.string(), ec ? " (" + ec.message() + ")" : ""));
+  c.require(problem.empty(), "calibration.profile",
+            fs::exists(p, ec) ? fmt::format("{} is {}", p.string(), problem)
+                              : fmt::format("file not found: {} ({})", p.string(), problem));
   s.calibration_path = p.string();
 }
 

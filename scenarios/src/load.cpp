@@ -1,10 +1,9 @@
 #include "mhcsim/scenarios/load.h"
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "check.h"
+#include "mhcsim/input_file.h"
 #include "parse.h"
 #include "schema.h"
 
@@ -58,12 +57,7 @@ Scenario load_scenario_from_string(const std::string& toml_text, const std::stri
 }
 
 std::string read_scenario_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in || std::filesystem::is_directory(path))
-    throw InputError("", "cannot open scenario file (no such file or not readable)", {path.string(), 0});
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return read_input_file(path, {.what = "scenario file", .max_bytes = kMaxHandWrittenInputBytes});
 }
 
 Scenario load_scenario(const std::filesystem::path& path, const std::vector<Override>& overrides) {

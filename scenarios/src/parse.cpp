@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include "mhcsim/toml_nesting.h"
 #include "schema.h"
 
 namespace mhcsim::scenarios {
 
 toml::table parse_scenario_text(const std::string& toml_text, const std::string& file_name) {
+  check_toml_nesting(toml_text, file_name);
   try {
     return toml::parse(toml_text, file_name);
   } catch (const toml::parse_error& e) {
@@ -27,6 +29,11 @@ size_t schema_index(const Override& o) {
 
 toml::table parse_override_value(const Override& o) {
   const std::string_view source = kSetLocation.file;
+  try {
+    check_toml_nesting("v = " + o.value, kSetLocation.file);
+  } catch (const InputError& e) {  // name the key given, not the "v" parsed
+    throw InputError(o.key, e.reason(), kSetLocation);
+  }
   try {
     return toml::parse("v = " + o.value, source);
   } catch (const toml::parse_error&) {

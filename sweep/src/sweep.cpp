@@ -5,7 +5,10 @@
 #include <cmath>
 #include <exception>
 #include <mutex>
+#include <system_error>
 #include <thread>
+
+#include <fmt/format.h>
 
 #include "mhcsim/error.h"
 
@@ -66,6 +69,25 @@ void worker(Shared& sh) {
   }
 }
 
+// Starts workers first..threads-1 (thread 0 may be the caller). When the OS refuses a thread
+// (address space or process limits), the ones already started are stopped and joined before
+// the error leaves: a joinable std::thread destroyed by the unwinding would call
+// std::terminate.
+std::vector<std::thread> start_workers(Shared& sh, int first, int threads) {
+  std::vector<std::thread> pool;
+  int t = first;
+  try {
+    for (; t < threads; ++t) pool.emplace_back(worker, std::ref(sh));
+  } catch (const std::system_error& e) {
+    sh.next.store(sh.grid.size());  // no more points for the running workers
+    for (auto& started : pool) started.join();
+    throw InputError("--jobs", fmt::format("cannot run {} threads: the system refused to start thread {} ({}); "
+                                           "expected fewer, e.g. -j {}", threads, t + 1, e.code().message(),
+                                           std::max(1, t / 2)));
+  }
+  return pool;
+}
+
 }  // namespace
 
 int64_t SweepResult::feasible_count() const {
@@ -96,8 +118,7 @@ SweepResult run_sweep(scenarios::ScenarioTemplate& scenario, const Grid& grid,
   const int threads = options.threads > 0 ? options.threads
                                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   // With a progress callback the calling thread only draws; otherwise it works too.
-  std::vector<std::thread> pool;
-  for (int t = options.progress ? 0 : 1; t < threads; ++t) pool.emplace_back(worker, std::ref(sh));
+  std::vector<std::thread> pool = start_workers(sh, options.progress ? 0 : 1, threads);
   if (options.progress) {
     while (sh.done.load() < r.points && !sh.failed.load()) {
       options.progress(sh.done.load(), r.points);

@@ -2,6 +2,7 @@
 // input names the key and the line; --set overrides go through the same validation.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -402,4 +403,22 @@ TEST_CASE("the key listing has the new keys, one per published metric") {
                           "workload.global_batch_seqs", "published.source", "published.held_out"})
     CHECK(has(key));
   for (const auto& metric : published_metric_names()) CHECK(has("published." + metric));
+}
+
+TEST_CASE("nesting past 64 levels is refused before toml++ recurses (40,000 parts overflowed its stack)") {
+  using Catch::Contains;
+  const std::string text = read_text(kScenarios / "deepseek_v3_train.toml");
+  const int line = static_cast<int>(std::count(text.begin(), text.end(), '\n')) + 2;
+  std::string key = "a";
+  for (int part = 1; part < 40000; ++part) key += ".a";
+  for (const std::string& deep : {key + " = 1", "[" + key + "]", "x = " + std::string(40000, '[')}) {
+    const InputError e = error_of(text + "\n" + deep + "\n");
+    CHECK_THAT(e.reason(), Contains("nesting deeper than 64 levels"));
+    CHECK(e.where().line == line);
+  }
+  CHECK_THROWS_WITH(load_scenario_from_string(text, "x.toml", {{"model.layers", std::string(100, '[')}}),
+                    Contains("--set: model.layers: nesting deeper than 64 levels"));
+  CHECK_THROWS_WITH(ScenarioTemplate(text + "\n" + key + " = 1\n", "t.toml", {}), Contains("nesting deeper than 64"));
+  CHECK_THROWS_WITH(load_scenario("/dev/zero"), Contains("/dev/zero: cannot open scenario file (a character device"));
+  CHECK_THROWS_WITH(load_scenario(kScenarios), Contains("cannot open scenario file (a directory"));
 }

@@ -154,3 +154,48 @@ TEST_CASE("metrics: Kineto's epoch-sized timestamps keep microsecond kernels exa
   CHECK_THAT(m.compute_busy_seconds, WithinRel(3.75 * kUsec, 1e-12));
   CHECK_THAT(m.step_seconds, WithinRel(4.75 * kUsec, 1e-12));
 }
+
+TEST_CASE("classifier: RE2 is linear in the name and the pattern, whatever their length") {
+  Classifier c(default_patterns());
+  // 30,000 characters crashed std::regex (recursion); any length is one pass now.
+  CHECK(c.classify(std::string(1 << 20, 'a') + "flash", "kernel") == OpClass::Attention);
+  CHECK(c.classify(std::string(30000, '('), "kernel") == OpClass::OtherCompute);
+  auto p = default_patterns();
+  p.pattern[static_cast<size_t>(OpClass::Mlp)] = "(a+)+$";  // exponential for a backtracking engine
+  Classifier redos(p);
+  CHECK(redos.classify(std::string(31, 'a') + "b", "kernel") == OpClass::OtherCompute);
+  CHECK(redos.classify(std::string(100000, 'a'), "kernel") == OpClass::Mlp);
+}
+
+TEST_CASE("classifier: exclude patterns keep FlashMLA's combine out of the MoE combine") {
+  Classifier c(default_patterns());
+  CHECK(c.classify("void flash_fwd_splitkv_mla_combine_kernel<cutlass::bfloat16_t, 512>", "kernel") == OpClass::Attention);
+  CHECK(c.classify("void deep_ep::internode_ll::combine<false>(void*)", "kernel") == OpClass::Combine);
+  auto p = default_patterns();
+  p.exclude[static_cast<size_t>(OpClass::Combine)] = "";
+  Classifier no_exclude(p);
+  CHECK(no_exclude.classify("flash_fwd_splitkv_mla_combine_kernel", "kernel") == OpClass::Combine);
+}
+
+TEST_CASE("patterns file: RE2 errors name file:line and key; exclude tables; regular files only") {
+  using Catch::Matchers::Contains;
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "mhcsim_test_patterns_re2";
+  fs::create_directories(dir);
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return dir / name;
+  };
+  CHECK_THROWS_WITH(load_patterns(write("la.toml", "[patterns]\nmlp = \"gemm\"\ndispatch = \"^(?!.*flash).*dispatch\"\n")),
+                    Contains("la.toml:3: patterns.dispatch: '^(?!.*flash).*dispatch' is not a valid regex (RE2: "));
+  CHECK_THROWS_WITH(load_patterns(write("ex.toml", "[exclude]\nmlp = \"(x\"\n")),
+                    Contains("ex.toml:2: exclude.mlp: '(x' is not a valid regex (RE2: missing ): (x)"));
+  const auto p = load_patterns(write("ex.json", R"({"exclude": {"mlp": "nvjet"}})"));
+  CHECK(p.exclude[static_cast<size_t>(OpClass::Mlp)] == "nvjet");
+  CHECK(p.exclude[static_cast<size_t>(OpClass::Dispatch)] == "flash|splitkv|mla");  // defaults kept
+  CHECK_THROWS_WITH(load_patterns(write("deep.toml", "[patterns]\nmlp" + std::string(200, '.') + "a = \"x\"\n")),
+                    Contains("deep.toml:2: ") && Contains("nesting deeper than 64 levels"));
+  CHECK_THROWS_WITH(load_patterns("/dev/urandom"), Contains("cannot open patterns file (a character device"));
+  CHECK_THROWS_WITH(load_patterns(dir), Contains("cannot open patterns file (a directory"));
+  fs::remove_all(dir);
+}

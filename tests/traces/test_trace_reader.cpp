@@ -114,3 +114,39 @@ TEST_CASE("reader: a missing file is an InputError") {
     CHECK_THAT(std::string(e.what()), Catch::Matchers::Contains("/nonexistent/trace.json: cannot open trace file"));
   }
 }
+
+TEST_CASE("reader: limits on bytes, events, token length and ids end the read with an InputError") {
+  using Catch::Matchers::Contains;
+  const std::string text = test::small_trace_text();
+  const auto read_with = [](const std::string& data, const TraceLimits& limits) {
+    std::istringstream in(data);
+    read_chrome_trace(in, "t.json", [](const TraceEvent&) {}, limits);
+  };
+  CHECK_NOTHROW(read_with(text, {}));
+  // Bytes count after decompression: the gzip of the trace is smaller than the limit.
+  const TraceLimits small_bytes{.max_bytes = text.size() - 1};
+  CHECK_THROWS_WITH(read_with(text, small_bytes), Contains("t.json: trace is larger than the") &&
+                                                      Contains("--max-trace-bytes"));
+  CHECK_THROWS_WITH(read_with(test::gzip(text), small_bytes), Contains("trace is larger than the"));
+  CHECK_THROWS_WITH(read_with(text, {.max_events = 3}),
+                    Contains("t.json: traceEvents: more than 3 events (raise the limit with --max-trace-events)"));
+  const std::string long_string = R"({"traceEvents": [{"name": ")" + std::string(kMaxTraceTokenBytes + 1, 'a') + "\"}]}";
+  CHECK_THROWS_WITH(read_with(long_string, {}), Contains("more than 16 MiB in one string, number or run of whitespace"));
+  const std::string spaces = R"({"traceEvents": [)" + std::string(kMaxTraceTokenBytes + 1, ' ') + "]}";
+  CHECK_THROWS_WITH(read_with(spaces, {}), Contains("run of whitespace and brackets"));
+  const std::string escaped_quotes = "{\"traceEvents\": [{\"name\": \"" + std::string(200, 'x') + "\\\"\"}]}";
+  CHECK_NOTHROW(read_with(escaped_quotes, {}));
+  const std::string long_pid = R"({"traceEvents": [{"ph": "X", "ts": 0, "dur": 1, "pid": ")" + std::string(300, '7') + "\"}]}";
+  CHECK_THROWS_WITH(read_with(long_pid, {}), Contains("traceEvents[0].pid: 300 characters long"));
+}
+
+TEST_CASE("reader: a trace file must be a regular file within the byte limit") {
+  using Catch::Matchers::Contains;
+  const auto sink = [](const TraceEvent&) {};
+  CHECK_THROWS_WITH(read_chrome_trace_file("/dev/zero", sink),
+                    Contains("/dev/zero: cannot open trace file (a character device, not a regular file)"));
+  const std::string path = MHCSIM_SOURCE_DIR "/fuzz/seeds/trace/kineto_small.json";
+  CHECK_THROWS_WITH(read_chrome_trace_file(path, sink, {.max_bytes = 100}),
+                    Contains("trace file is larger than the 100 bytes limit") && Contains("--max-trace-bytes"));
+  CHECK(read_chrome_trace_file(path, sink).complete_events > 0);
+}

@@ -3,14 +3,15 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <fstream>
 #include <istream>
 #include <optional>
 
 #include <nlohmann/json.hpp>
 
+#include "bounded_json_streambuf.h"
 #include "gzip_streambuf.h"
 #include "mhcsim/error.h"
+#include "mhcsim/input_file.h"
 
 namespace mhcsim::traces {
 namespace {
@@ -33,7 +34,8 @@ struct PendingEvent {
 // deeper (args, stack frames) is skipped.
 class TraceSax {
  public:
-  TraceSax(std::string file, const EventSink& sink) : file_(std::move(file)), sink_(sink) {}
+  TraceSax(std::string file, const EventSink& sink, int64_t max_events)
+      : file_(std::move(file)), sink_(sink), max_events_(max_events) {}
 
   bool null() { return scalar("null"); }
   bool boolean(bool) { return scalar("a boolean"); }
@@ -47,8 +49,8 @@ class TraceSax {
     if (key_ == "name") pending_.event.name = std::move(v);
     else if (key_ == "cat") pending_.event.cat = std::move(v);
     else if (key_ == "ph") pending_.ph = std::move(v);
-    else if (key_ == "pid") pending_.event.pid = std::move(v);
-    else if (key_ == "tid") pending_.event.tid = std::move(v);
+    else if (key_ == "pid") pending_.event.pid = stream_id(std::move(v));
+    else if (key_ == "tid") pending_.event.tid = stream_id(std::move(v));
     else return scalar("a string");
     return true;
   }
@@ -126,6 +128,16 @@ class TraceSax {
     return true;
   }
 
+  // Streams are kept by (pid, tid) for the whole trace: ids are short in every real trace.
+  std::string stream_id(std::string v) const {
+    constexpr size_t kMaxIdChars = 256;
+    if (v.size() > kMaxIdChars)
+      throw InputError(fmt::format("traceEvents[{}].{}", stats_.events, key_),
+                       fmt::format("{} characters long (expected a process / thread id of at most {})", v.size(),
+                                   kMaxIdChars), {file_, 0});
+    return v;
+  }
+
   std::string event_key(const char* field) const {
     return fmt::format("traceEvents[{}].{}", stats_.events - 1, field);
   }
@@ -144,7 +156,9 @@ class TraceSax {
   }
 
   void finish_event() {
-    ++stats_.events;
+    if (++stats_.events > max_events_)
+      throw InputError("traceEvents", fmt::format("more than {} events (raise the limit with --max-trace-events)",
+                                                  max_events_), {file_, 0});
     key_.clear();
     if (pending_.ph != "X") return;
     pending_.event.ts_us = time_field(pending_.ts, pending_.ts_type, "ts", false);
@@ -155,6 +169,7 @@ class TraceSax {
 
   std::string file_;
   const EventSink& sink_;
+  int64_t max_events_;
   int depth_ = 0;
   int events_depth_ = -1;     // depth of the events array's contents
   bool events_key_ = false;   // the last root key was "traceEvents"
@@ -167,36 +182,42 @@ class TraceSax {
 
 }  // namespace
 
-ReadStats read_chrome_trace(std::istream& in, const std::string& file_name, const EventSink& sink) {
+ReadStats read_chrome_trace(std::istream& in, const std::string& file_name, const EventSink& sink,
+                            const TraceLimits& limits) {
   std::streambuf* source = in.rdbuf();
   if (source == nullptr) throw InputError("", "cannot read trace", {file_name, 0});
   std::optional<GzipStreambuf> gz;
-  std::optional<std::istream> inflated;
-  std::istream* json_in = &in;
-  if (starts_with_gzip_magic(*source)) {
-    gz.emplace(*source);
-    inflated.emplace(&*gz);
-    json_in = &*inflated;
-  }
-  TraceSax sax(file_name, sink);
+  if (starts_with_gzip_magic(*source)) source = &gz.emplace(*source);
+  BoundedJsonStreambuf bounded(*source, limits.max_bytes, kMaxTraceTokenBytes);
+  std::istream json_in(&bounded);
+  // A stream that stopped early (corrupt gzip, a limit) shows as a JSON error at the cut:
+  // report why it stopped instead.
+  const auto check_stream = [&] {
+    if (gz && !gz->error().empty()) throw InputError("", gz->error(), {file_name, 0});
+    if (!bounded.error().empty()) throw InputError("", bounded.error(), {file_name, 0});
+  };
+  TraceSax sax(file_name, sink, limits.max_events);
   ReadStats stats;
   try {
-    json::sax_parse(*json_in, &sax);
+    json::sax_parse(json_in, &sax);
   } catch (const InputError&) {
-    if (gz && !gz->error().empty()) throw InputError("", gz->error(), {file_name, 0});
+    check_stream();
     throw;
   }
-  if (gz && !gz->error().empty()) throw InputError("", gz->error(), {file_name, 0});
+  check_stream();
   sax.finish(stats);
   return stats;
 }
 
-ReadStats read_chrome_trace_file(const std::filesystem::path& path, const EventSink& sink) {
-  std::ifstream in(path, std::ios::binary);
-  std::error_code ec;
-  if (!in || std::filesystem::is_directory(path, ec))
-    throw InputError("", "cannot open trace file (no such file or not readable)", {path.string(), 0});
-  return read_chrome_trace(in, path.string(), sink);
+ReadStats read_chrome_trace_file(const std::filesystem::path& path, const EventSink& sink,
+                                 const TraceLimits& limits) {
+  InputFile file(path, {.what = "trace file", .max_bytes = limits.max_bytes, .raise_flag = "--max-trace-bytes"});
+  try {
+    return read_chrome_trace(file.stream(), path.string(), sink, limits);
+  } catch (const InputError&) {
+    if (!file.stream_error().empty()) file.fail(fmt::format("cannot read trace file ({})", file.stream_error()));
+    throw;
+  }
 }
 
 }  // namespace mhcsim::traces

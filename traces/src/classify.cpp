@@ -1,8 +1,9 @@
 #include "mhcsim/traces/classify.h"
 
-#include <algorithm>
+#include <fmt/format.h>
+#include <re2/re2.h>
 
-#include "mhcsim/error.h"
+#include <algorithm>
 
 namespace mhcsim::traces {
 namespace {
@@ -10,6 +11,13 @@ namespace {
 constexpr std::array<std::string_view, kOpClasses> kNames = {
     "mhc", "dispatch", "combine", "pp_comm", "other_comm", "attention", "mlp", "other_compute"};
 constexpr size_t kMaxCachedNames = 1 << 16;
+constexpr size_t kMaxCachedNameBytes = size_t{64} << 20;  // names can be MBs long in a bad trace
+
+// Patterns and RE2's errors quote the pattern, which can be long: enough of it to find it.
+std::string excerpt(const std::string& s) {
+  constexpr size_t kMaxChars = 80;
+  return s.size() <= kMaxChars ? s : s.substr(0, kMaxChars) + "...";
+}
 
 }  // namespace
 
@@ -33,8 +41,10 @@ ClassPatterns default_patterns() {
   set(OpClass::Mhc, "mhc|sinkhorn|hyper_?conn|post_res");
   // DeepEP: intranode/internode/low_latency dispatch and combine; mhcsim: "F dispatch". Not
   // FlashAttention's / FlashMLA's split-KV "combine" kernels, which are attention.
-  set(OpClass::Dispatch, "^(?!.*(flash|splitkv|mla)).*dispatch");
-  set(OpClass::Combine, "^(?!.*(flash|splitkv|mla)).*combine");
+  set(OpClass::Dispatch, "dispatch");
+  set(OpClass::Combine, "combine");
+  for (const OpClass c : {OpClass::Dispatch, OpClass::Combine})
+    p.exclude[static_cast<size_t>(c)] = "flash|splitkv|mla";
   // NCCL point-to-point (ncclDevKernel_SendRecv, ncclKernel_SendRecv_...); mhcsim: "send".
   set(OpClass::PpComm, "(^|[^a-z])send($|[^a-z])|sendrecv|send_recv|(^|[^a-z])recv($|[^a-z])|p2p");
   set(OpClass::OtherComm, "nccl|all_?reduce|all_?gather|reduce_?scatter|all_?to_?all|^memcpy|^memset");
@@ -49,17 +59,27 @@ ClassPatterns default_patterns() {
   return p;
 }
 
+Regex compile_pattern(const std::string& pattern, const std::string& key, const SourceLocation& at) {
+  RE2::Options options;
+  options.set_case_sensitive(false);
+  options.set_log_errors(false);  // the error is thrown as one line, not logged to stderr
+  auto re = std::make_shared<const RE2>(pattern, options);
+  if (!re->ok())
+    throw InputError(key, fmt::format("'{}' is not a valid regex (RE2: {})", excerpt(pattern), excerpt(re->error())), at);
+  return re;
+}
+
 Classifier::Classifier(const ClassPatterns& patterns) : ignore_(patterns.ignore_categories) {
   for (size_t c = 0; c < kOpClasses; ++c) {
-    if (patterns.pattern[c].empty()) continue;
-    try {
-      regex_[c].emplace(patterns.pattern[c], std::regex::ECMAScript | std::regex::icase |
-                                                 std::regex::optimize);
-    } catch (const std::regex_error& e) {
-      throw InputError("patterns." + std::string(kNames[c]),
-                       "'" + patterns.pattern[c] + "' is not a valid regex (" + e.what() + ")");
-    }
+    const std::string name(kNames[c]);
+    if (!patterns.pattern[c].empty()) pattern_[c] = compile_pattern(patterns.pattern[c], "patterns." + name);
+    if (!patterns.exclude[c].empty()) exclude_[c] = compile_pattern(patterns.exclude[c], "exclude." + name);
   }
+}
+
+bool Classifier::matches(size_t op_class, const std::string& name) const {
+  return pattern_[op_class] && RE2::PartialMatch(name, *pattern_[op_class]) &&
+         !(exclude_[op_class] && RE2::PartialMatch(name, *exclude_[op_class]));
 }
 
 std::optional<OpClass> Classifier::classify(const std::string& name, const std::string& cat) {
@@ -68,11 +88,14 @@ std::optional<OpClass> Classifier::classify(const std::string& name, const std::
   if (const auto it = cache_.find(name); it != cache_.end()) return it->second;
   OpClass found = OpClass::OtherCompute;
   for (size_t c = 0; c < kOpClasses; ++c)
-    if (regex_[c] && std::regex_search(name, *regex_[c])) {
+    if (matches(c, name)) {
       found = static_cast<OpClass>(c);
       break;
     }
-  if (cache_.size() < kMaxCachedNames) cache_.emplace(name, found);
+  if (cache_.size() < kMaxCachedNames && cached_name_bytes_ + name.size() <= kMaxCachedNameBytes) {
+    cache_.emplace(name, found);
+    cached_name_bytes_ += name.size();
+  }
   return found;
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "mhcsim/error.h"
 #include "mhcsim/units.h"
 
 namespace mhcsim::traces {
@@ -33,6 +34,11 @@ void KernelTimelineBuilder::add(const TraceEvent& e) {
     return;
   }
   auto [it, inserted] = stream_index_.try_emplace({e.pid, e.tid}, static_cast<int32_t>(stream_pid_.size()));
+  if (inserted && stream_pid_.size() == kMaxTraceStreams) {
+    stream_index_.erase(it);
+    throw InputError("traceEvents", fmt::format("kernels on more than {} (pid, tid) streams (expected one "
+                                                "pid per GPU and a few tids per pid)", kMaxTraceStreams));
+  }
   if (inserted) {
     stream_pid_.push_back(e.pid);
     timeline_.streams.push_back({0, fmt::format("pid {} tid {}", e.pid, e.tid)});
@@ -55,9 +61,15 @@ KernelTimeline KernelTimelineBuilder::finish() && {
   return std::move(timeline_);
 }
 
-KernelTimeline read_kernel_timeline(const std::filesystem::path& trace, const ClassPatterns& patterns) {
+KernelTimeline read_kernel_timeline(const std::filesystem::path& trace, const ClassPatterns& patterns,
+                                    const TraceLimits& limits) {
   KernelTimelineBuilder builder(patterns);
-  read_chrome_trace_file(trace, [&](const TraceEvent& e) { builder.add(e); });
+  try {
+    read_chrome_trace_file(trace, [&](const TraceEvent& e) { builder.add(e); }, limits);
+  } catch (const InputError& e) {
+    if (!e.where().file.empty()) throw;
+    throw InputError(e.key(), e.reason(), {trace.string(), 0});  // the builder's: name the file
+  }
   return std::move(builder).finish();
 }
 

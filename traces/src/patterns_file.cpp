@@ -1,13 +1,12 @@
-// Patterns files: TOML or JSON with the same two keys, read over the defaults.
+// Patterns files: TOML or JSON with the same keys, read over the defaults.
 #include <fmt/format.h>
 #include <toml++/toml.h>
-
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "mhcsim/error.h"
+#include "mhcsim/input_file.h"
+#include "mhcsim/toml_nesting.h"
 #include "mhcsim/traces/classify.h"
 
 namespace mhcsim::traces {
@@ -16,10 +15,24 @@ namespace {
 constexpr const char* kExpectedClasses =
     "mhc|dispatch|combine|pp_comm|other_comm|attention|mlp|other_compute";
 
-void set_pattern(ClassPatterns& p, const std::string& cls, const std::string& re, const SourceLocation& at) {
+constexpr const char* kExpectedKeys = "expected patterns, exclude or ignore_categories";
+
+// The two tables of class = regex: which array of ClassPatterns each fills.
+using ClassRegexes = std::array<std::string, kOpClasses> ClassPatterns::*;
+ClassRegexes class_table(const std::string& key) {
+  if (key == "patterns") return &ClassPatterns::pattern;
+  if (key == "exclude") return &ClassPatterns::exclude;
+  return nullptr;
+}
+
+// Checked here, where the line is known, so a bad regex names its file:line.
+void set_pattern(ClassPatterns& p, ClassRegexes table, const std::string& table_key, const std::string& cls,
+                 const std::string& re, const SourceLocation& at) {
+  const std::string key = table_key + "." + cls;
   const auto c = parse_op_class(cls);
-  if (!c) throw InputError("patterns." + cls, fmt::format("unknown op class (expected one of {})", kExpectedClasses), at);
-  p.pattern[static_cast<size_t>(*c)] = re;
+  if (!c) throw InputError(key, fmt::format("unknown op class (expected one of {})", kExpectedClasses), at);
+  compile_pattern(re, key, at);
+  (p.*table)[static_cast<size_t>(*c)] = re;
 }
 
 void from_json(ClassPatterns& p, const std::string& text, const std::string& file) {
@@ -27,11 +40,11 @@ void from_json(ClassPatterns& p, const std::string& text, const std::string& fil
   const SourceLocation at{file, 0};
   if (doc.is_discarded() || !doc.is_object()) throw InputError("", "not a JSON object", at);
   for (const auto& [key, value] : doc.items()) {
-    if (key == "patterns") {
+    if (const ClassRegexes table = class_table(key)) {
       if (!value.is_object()) throw InputError(key, "expected an object of class: regex", at);
       for (const auto& [cls, re] : value.items()) {
-        if (!re.is_string()) throw InputError("patterns." + cls, "expected a regex string", at);
-        set_pattern(p, cls, re.get<std::string>(), at);
+        if (!re.is_string()) throw InputError(key + "." + cls, "expected a regex string", at);
+        set_pattern(p, table, key, cls, re.get<std::string>(), at);
       }
     } else if (key == "ignore_categories") {
       if (!value.is_array()) throw InputError(key, "expected an array of strings", at);
@@ -41,7 +54,7 @@ void from_json(ClassPatterns& p, const std::string& text, const std::string& fil
         p.ignore_categories.push_back(c.get<std::string>());
       }
     } else {
-      throw InputError(key, "unknown key (expected patterns or ignore_categories)", at);
+      throw InputError(key, fmt::format("unknown key ({})", kExpectedKeys), at);
     }
   }
 }
@@ -51,6 +64,7 @@ SourceLocation where(const toml::node& n, const std::string& file) {
 }
 
 void from_toml(ClassPatterns& p, const std::string& text, const std::string& file) {
+  check_toml_nesting(text, file);
   toml::table root;
   try {
     root = toml::parse(text, file);
@@ -60,13 +74,13 @@ void from_toml(ClassPatterns& p, const std::string& text, const std::string& fil
   }
   for (const auto& [k, node] : root) {
     const std::string key(k.str());
-    if (key == "patterns") {
-      const auto* table = node.as_table();
-      if (!table) throw InputError(key, "expected a table of class = \"regex\"", where(node, file));
-      for (const auto& [cls, re] : *table) {
+    if (const ClassRegexes table = class_table(key)) {
+      const auto* entries = node.as_table();
+      if (!entries) throw InputError(key, "expected a table of class = \"regex\"", where(node, file));
+      for (const auto& [cls, re] : *entries) {
         const auto v = re.value_exact<std::string>();
-        if (!v) throw InputError("patterns." + std::string(cls.str()), "expected a regex string", where(re, file));
-        set_pattern(p, std::string(cls.str()), *v, where(re, file));
+        if (!v) throw InputError(key + "." + std::string(cls.str()), "expected a regex string", where(re, file));
+        set_pattern(p, table, key, std::string(cls.str()), *v, where(re, file));
       }
     } else if (key == "ignore_categories") {
       const auto* arr = node.as_array();
@@ -78,7 +92,7 @@ void from_toml(ClassPatterns& p, const std::string& text, const std::string& fil
         p.ignore_categories.push_back(*v);
       }
     } else {
-      throw InputError(key, "unknown key (expected patterns or ignore_categories)", where(node, file));
+      throw InputError(key, fmt::format("unknown key ({})", kExpectedKeys), where(node, file));
     }
   }
 }
@@ -86,20 +100,10 @@ void from_toml(ClassPatterns& p, const std::string& text, const std::string& fil
 }  // namespace
 
 ClassPatterns load_patterns(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::error_code ec;
-  if (!in || std::filesystem::is_directory(path, ec))
-    throw InputError("", "cannot open patterns file (no such file or not readable)", {path.string(), 0});
-  std::ostringstream text;
-  text << in.rdbuf();
+  const std::string text = read_input_file(path, {.what = "patterns file", .max_bytes = kMaxHandWrittenInputBytes});
   ClassPatterns p = default_patterns();
-  if (path.extension() == ".json") from_json(p, text.str(), path.string());
-  else from_toml(p, text.str(), path.string());
-  try {
-    Classifier{p};  // reject a bad regex now, naming the file
-  } catch (const InputError& e) {
-    throw InputError(e.key(), e.reason(), {path.string(), 0});
-  }
+  if (path.extension() == ".json") from_json(p, text, path.string());
+  else from_toml(p, text, path.string());
   return p;
 }
 

@@ -29,10 +29,27 @@ struct ReadStats {
 
 using EventSink = std::function<void(const TraceEvent&)>;
 
+// What a trace may hold, checked as it streams, so neither time nor memory grows without end
+// (a 4 MB gzip can inflate to GiBs). The defaults take the largest traces the Perfetto UI
+// opens (~1 GB, ~4M Kineto events of ~250 bytes); `compare --max-trace-bytes /
+// --max-trace-events` raise them. Reading takes time in proportion to the bytes (~50-100 MB/s);
+// kernels are kept as 24-byte spans, so the event limit bounds memory.
+struct TraceLimits {
+  uint64_t max_bytes = uint64_t{1} << 30;  // JSON after decompression (1 GiB)
+  int64_t max_events = int64_t{1} << 23;   // entries of traceEvents (8M: <= 192 MiB of spans)
+};
+// A kernel name is KBs; a longer string or number, or run of whitespace and brackets between
+// tokens, is not a trace (nlohmann::json's lexer holds each in memory whole).
+inline constexpr uint64_t kMaxTraceTokenBytes = uint64_t{16} << 20;
+
 // Throws InputError naming `file_name` and the offending key (`traceEvents[12].dur`) for bad
-// JSON, a missing traceEvents array, or a complete event without a finite ts / dur >= 0.
-ReadStats read_chrome_trace(std::istream& in, const std::string& file_name, const EventSink& sink);
-// Opens `path` (plain or gzip) and reads it; throws InputError if it cannot be opened.
-ReadStats read_chrome_trace_file(const std::filesystem::path& path, const EventSink& sink);
+// JSON, a missing traceEvents array, a complete event without a finite ts / dur >= 0, or a
+// trace past `limits`.
+ReadStats read_chrome_trace(std::istream& in, const std::string& file_name, const EventSink& sink,
+                            const TraceLimits& limits = {});
+// Opens `path` (a regular file, plain or gzip) and reads it; throws InputError if it cannot be
+// opened or is larger than limits.max_bytes.
+ReadStats read_chrome_trace_file(const std::filesystem::path& path, const EventSink& sink,
+                                 const TraceLimits& limits = {});
 
 }  // namespace mhcsim::traces

@@ -33,6 +33,9 @@ struct KernelTimeline {
   int64_t ignored_events = 0;  // complete events of ignored categories (CPU ops, annotations)
 };
 
+// Streams of kernels a timeline may have: 1024 GPUs x 64 streams; each costs a map entry.
+inline constexpr size_t kMaxTraceStreams = size_t{1} << 16;
+
 // Collects kernels from trace events. Ranks are the trace's pids in numeric order (text order
 // when a pid is not a number); streams are (pid, tid) pairs.
 class KernelTimelineBuilder {
@@ -50,6 +53,9 @@ class KernelTimelineBuilder {
   std::optional<double> base_us_;  // ts of the first kernel
 };
 
-KernelTimeline read_kernel_timeline(const std::filesystem::path& trace, const ClassPatterns& patterns);
+// Throws InputError naming the file for a bad trace, one past `limits`, or one with more than
+// kMaxTraceStreams (pid, tid) pairs of kernels.
+KernelTimeline read_kernel_timeline(const std::filesystem::path& trace, const ClassPatterns& patterns,
+                                    const TraceLimits& limits = {});
 
 }  // namespace mhcsim::traces
