@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   mhcsim::cli::setup_sweep(app);
   mhcsim::cli::setup_report(app);
   mhcsim::cli::setup_validate(app);
+  mhcsim::cli::setup_serve(app);
 
   try {
     app.parse(argc, argv);

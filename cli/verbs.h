@@ -19,5 +19,6 @@ void setup_simulate(CLI::App& app);
 void setup_sweep(CLI::App& app);
 void setup_report(CLI::App& app);
 void setup_validate(CLI::App& app);
+void setup_serve(CLI::App& app);
 
 }  // namespace mhcsim::cli

@@ -83,7 +83,9 @@ const std::vector<std::string>& published_metric_names() {
                                               "activation_gib_per_gpu",
                                               "step_time_ratio_vs_residual", "fb_chunk_pair_s",
                                               "fb_pair_gemm_s", "fb_pair_attention_s",
-                                              "fb_pair_memory_bound_s"};
+                                              "fb_pair_memory_bound_s", "input_tokens_per_s_per_node",
+                                              "output_tokens_per_s_per_node",
+                                              "output_tokens_per_s_per_user", "prefix_cache_hit_pct"};
   return names;
 }
 

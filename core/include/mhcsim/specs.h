@@ -192,6 +192,13 @@ struct PublishedResults {
 //                                their exposed all-to-all (DualPipe's F&B pair), s
 //   fb_pair_gemm_s, fb_pair_attention_s, fb_pair_memory_bound_s
 //                                that pair's GEMM, attention-core and memory-bound kernel time, s
+//   input_tokens_per_s_per_node  serving prefill: prompt tokens/s per node, prefix-cache hits
+//                                included, at the scenario's batch of prompts
+//   output_tokens_per_s_per_node serving decode: output tokens/s per node at the scenario's batch
+//   output_tokens_per_s_per_user serving decode: tokens/s one sequence sees (1 / time per token)
+//   prefix_cache_hit_pct         not a prediction but a condition of the run: % of prompt tokens
+//                                served from the prefix cache, which the prefill figure counts
+//                                (validate makes no row of it)
 const std::vector<std::string>& published_metric_names();
 
 struct Scenario {

@@ -1,0 +1,58 @@
+#pragma once
+// Capacity questions over the serving simulator: the highest arrival rate that meets the SLOs
+// at p99 (vidur's capacity search, config_explorer/capacity_search.py: a binary search over
+// the rate), and the replicas, GPUs and nodes a target load needs, in whole deployment units.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "mhcsim/serving/result.h"
+#include "mhcsim/specs.h"
+
+namespace mhcsim::serving {
+
+// p99 TTFT <= slo_ttft_s and p99 TPOT <= slo_tpot_s (an SLO <= 0 is not checked).
+bool meets_slos(const ServingResult& r, double slo_ttft_s, double slo_tpot_s);
+
+struct MaxRate {
+  double rate_per_s = 0;               // highest rate found that meets the SLOs (0 = none)
+  ServingResult at_rate;               // the run at that rate
+  std::vector<ServingResult> probes;   // every run, in the order made
+};
+// Doubles the rate from `start_rate_per_s` until a run misses the SLOs (or halves it until one
+// meets them), then bisects until the bracket is within `relative_tolerance`. `run` simulates
+// one rate; the same seed at every rate keeps the search monotone in practice (common random
+// numbers). InputError when no SLO is given.
+MaxRate search_max_rate(const std::function<ServingResult(double rate_per_s)>& run, double slo_ttft_s,
+                        double slo_tpot_s, double start_rate_per_s, double relative_tolerance = 0.02);
+
+// A pool as deployed: the scenario's replica (tp x pp GPUs) within its deployment unit, the EP
+// group (whose replicas meet in every MoE layer's all-to-all) or the replica, in whole nodes.
+struct PoolUnits {
+  std::string label;
+  int64_t gpus_per_replica = 1;
+  int64_t unit_gpus = 1;
+  int64_t replicas_per_unit = 1;
+};
+PoolUnits pool_units(const Scenario& s, std::string label);
+
+struct PoolCapacity {
+  PoolUnits units;
+  int64_t replicas = 0;  // rounded up to whole units
+  int64_t deployment_units = 0;
+  int64_t gpus = 0;
+};
+struct CapacityAnswer {
+  double target_tokens_per_s = 0;      // the scenario's workload.target_tokens_per_second
+  double simulated_tokens_per_s = 0;   // what the simulated pools served at the max rate
+  double scale = 0;                    // target / simulated: copies of the simulated pools
+  std::vector<PoolCapacity> pools;
+  int64_t gpus = 0;
+  int64_t nodes = 0;
+};
+// Each pool's simulated replicas x scale, rounded up to whole deployment units.
+CapacityAnswer capacity_for(double target_tokens_per_s, double simulated_tokens_per_s,
+                            const std::vector<std::pair<PoolUnits, int64_t>>& simulated_pools, int gpus_per_node);
+
+}  // namespace mhcsim::serving

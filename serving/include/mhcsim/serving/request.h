@@ -1,0 +1,101 @@
+#pragma once
+// Requests as the serving simulator sees them, and where they come from: a Poisson process or
+// a request file. Sources are pulled one request at a time, so the simulator never holds more
+// than the requests in flight (a file is streamed, not loaded).
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+
+namespace mhcsim::serving {
+
+struct Request {
+  int64_t id = 0;
+  double arrival_s = 0;
+  int64_t input_tokens = 0;   // prompt, prefix-cache hits included
+  int64_t output_tokens = 0;  // generated, the first (from prefill) included
+  int line = 0;               // request file line (0 when generated), for errors
+};
+
+class RequestSource {
+ public:
+  virtual ~RequestSource() = default;
+  // The next request in arrival order, or nothing when the source is exhausted. Throws
+  // InputError naming file:line for a malformed request file.
+  virtual std::optional<Request> next() = 0;
+  // Where requests come from, for messages ("request file x.csv", "Poisson process").
+  virtual std::string describe() const = 0;
+  // Largest request (input + output tokens) the source can produce, for the up-front KV check;
+  // 0 when unknown until read (files: each request is checked as it arrives).
+  virtual int64_t max_request_tokens() const { return 0; }
+  // The arrival rate the source was asked for (requests/s); 0 when it has none (files).
+  virtual double rate_per_s() const { return 0; }
+  // The file requests are read from, for file:line errors; empty for generated requests.
+  virtual std::string file_path() const { return {}; }
+};
+
+// Token lengths drawn per request: a fixed value, or exponential with the given mean (rounded,
+// at least 1, clamped at kExponentialClamp x mean so that one request cannot outgrow any KV
+// cache by chance; the clamp moves the mean by e^-8, 0.03%).
+struct LengthDistribution {
+  enum class Kind { Fixed, Exponential };
+  Kind kind = Kind::Fixed;
+  double mean_tokens = 0;
+  static constexpr double kExponentialClamp = 8.0;
+  int64_t max_tokens() const;
+};
+
+// Poisson arrivals at `rate_per_s` (exponential gaps by inversion of a 64-bit Mersenne Twister,
+// so a seed gives the same requests on every platform), `count` requests.
+class PoissonSource final : public RequestSource {
+ public:
+  PoissonSource(double rate_per_s, int64_t count, LengthDistribution input, LengthDistribution output,
+                uint64_t seed);
+  std::optional<Request> next() override;
+  std::string describe() const override;
+  int64_t max_request_tokens() const override;
+  double rate_per_s() const override { return rate_per_s_; }
+
+ private:
+  double uniform();  // (0, 1)
+  int64_t draw(const LengthDistribution& d);
+  double rate_per_s_;
+  int64_t count_;
+  LengthDistribution input_, output_;
+  std::mt19937_64 rng_;
+  int64_t issued_ = 0;
+  double clock_s_ = 0;
+};
+
+// A request file, streamed line by line. CSV: a header naming arrival_s, input_tokens and
+// output_tokens (any order, other columns ignored), then one request per line. JSONL: one object
+// per line with those keys. Blank lines and lines starting with '#' are skipped. Arrivals must
+// not decrease; token counts are integers >= 1. The format is the extension's (.csv, .jsonl /
+// .ndjson / .json), else the first non-blank character's ('{' = JSONL).
+class RequestFile final : public RequestSource {
+ public:
+  explicit RequestFile(const std::filesystem::path& path);
+  ~RequestFile() override;
+  std::optional<Request> next() override;
+  std::string describe() const override;
+  std::string file_path() const override { return path_.string(); }
+
+  struct Columns {
+    int arrival = -1, input = -1, output = -1;
+  };
+
+ private:
+  std::optional<std::string> next_line();
+  std::filesystem::path path_;
+  std::ifstream in_;
+  bool jsonl_ = false;
+  Columns columns_;
+  int line_ = 0;
+  int64_t issued_ = 0;
+  double last_arrival_s_ = 0;
+};
+
+}  // namespace mhcsim::serving

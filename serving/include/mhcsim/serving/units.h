@@ -1,0 +1,19 @@
+#pragma once
+// Command-line quantities of the serve verb, parsed strictly: a duration must carry its unit
+// (2s, 50ms, 500us) and every value must be finite and > 0. Errors are InputError on the flag.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace mhcsim::serving {
+
+// "<number><unit>" with unit ns, us, ms, s, min or h -> seconds.
+double parse_duration(std::string_view text, const std::string& flag);
+// A plain number > 0 (requests/s, ratios).
+double parse_positive(std::string_view text, const std::string& flag);
+// A ratio in [0, 1).
+double parse_fraction(std::string_view text, const std::string& flag);
+// An integer >= `minimum` (counts: requests, replicas, tokens).
+int64_t parse_count(std::string_view text, const std::string& flag, int64_t minimum = 1);
+
+}  // namespace mhcsim::serving

@@ -1,0 +1,87 @@
+#include "mhcsim/serving/capacity.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "mhcsim/error.h"
+
+namespace mhcsim::serving {
+
+bool meets_slos(const ServingResult& r, double slo_ttft_s, double slo_tpot_s) {
+  return (slo_ttft_s <= 0 || r.ttft.p99_s <= slo_ttft_s) && (slo_tpot_s <= 0 || r.tpot.p99_s <= slo_tpot_s);
+}
+
+MaxRate search_max_rate(const std::function<ServingResult(double)>& run, double slo_ttft_s, double slo_tpot_s,
+                        double start_rate_per_s, double relative_tolerance) {
+  require(slo_ttft_s > 0 || slo_tpot_s > 0, "--max-rate", "needs an SLO to meet (expected --slo-ttft and/or --slo-tpot)");
+  require(start_rate_per_s > 0, "--rate", "must be > 0");
+  constexpr int kMaxRuns = 64;  // 2^30 of range and ~20 bisections fit with room to spare
+  MaxRate m;
+  const auto probe = [&](double rate) {
+    m.probes.push_back(run(rate));
+    const bool ok = meets_slos(m.probes.back(), slo_ttft_s, slo_tpot_s);
+    if (ok && rate > m.rate_per_s) {
+      m.rate_per_s = rate;
+      m.at_rate = m.probes.back();
+    }
+    return ok;
+  };
+  double lo = 0, hi = start_rate_per_s;
+  // Bracket: [lo meets, hi misses].
+  if (probe(hi)) {
+    lo = hi;
+    while (static_cast<int>(m.probes.size()) < kMaxRuns / 2 && probe(hi * 2)) lo = hi *= 2;
+    hi *= 2;
+  } else {
+    while (static_cast<int>(m.probes.size()) < kMaxRuns / 2) {
+      const double r = hi / 2;
+      if (probe(r)) {
+        lo = r;
+        break;
+      }
+      hi = r;
+    }
+  }
+  if (lo <= 0) return m;  // nothing meets the SLOs down to start / 2^31
+  while (static_cast<int>(m.probes.size()) < kMaxRuns && (hi - lo) > relative_tolerance * lo) {
+    const double mid = 0.5 * (lo + hi);
+    (probe(mid) ? lo : hi) = mid;
+  }
+  return m;
+}
+
+PoolUnits pool_units(const Scenario& s, std::string label) {
+  PoolUnits u;
+  u.label = std::move(label);
+  const auto& p = s.parallel;
+  const int64_t gpn = std::max(1, s.hardware.gpus_per_node);
+  u.gpus_per_replica = p.tp * p.pp;
+  const int64_t group = std::max(u.gpus_per_replica, s.model.is_moe() ? p.ep : int64_t{1});
+  u.unit_gpus = group >= gpn ? (group + gpn - 1) / gpn * gpn : group;
+  u.replicas_per_unit = std::max<int64_t>(1, u.unit_gpus / u.gpus_per_replica);
+  return u;
+}
+
+CapacityAnswer capacity_for(double target, double simulated, const std::vector<std::pair<PoolUnits, int64_t>>& pools,
+                            int gpus_per_node) {
+  CapacityAnswer a;
+  a.target_tokens_per_s = target;
+  a.simulated_tokens_per_s = simulated;
+  if (target <= 0 || simulated <= 0) return a;
+  a.scale = target / simulated;
+  for (const auto& [units, replicas] : pools) {
+    PoolCapacity c;
+    c.units = units;
+    const double needed = std::ceil(a.scale * static_cast<double>(replicas) - 1e-9);
+    c.deployment_units = static_cast<int64_t>(std::ceil(needed / static_cast<double>(units.replicas_per_unit)));
+    c.replicas = c.deployment_units * units.replicas_per_unit;
+    c.gpus = c.deployment_units * units.unit_gpus;
+    a.gpus += c.gpus;
+    a.pools.push_back(c);
+  }
+  const int64_t gpn = std::max(1, gpus_per_node);
+  a.nodes = (a.gpus + gpn - 1) / gpn;
+  return a;
+}
+
+}  // namespace mhcsim::serving

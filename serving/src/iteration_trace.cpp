@@ -1,0 +1,39 @@
+#include "iteration_trace.h"
+
+#include <ostream>
+
+#include <fmt/format.h>
+
+namespace mhcsim::serving::detail {
+
+IterationTrace::IterationTrace(std::ostream* out, int64_t max_replicas) : out_(out), max_replicas_(max_replicas) {
+  if (out_) *out_ << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
+}
+
+IterationTrace::~IterationTrace() {
+  if (out_) *out_ << "\n]}\n";
+}
+
+void IterationTrace::separator() {
+  if (!first_) *out_ << ",\n";
+  first_ = false;
+}
+
+void IterationTrace::name(int64_t index, const std::string& label, int64_t local_index) {
+  if (!out_ || local_index >= max_replicas_) return;
+  separator();
+  *out_ << fmt::format(R"({{"name":"process_name","ph":"M","pid":{},"args":{{"name":"{}"}}}})", index, label);
+}
+
+void IterationTrace::iteration(int64_t index, int64_t local_index, double start_s, double seconds,
+                               const cost::BatchShape& b, int64_t used_blocks) {
+  if (!out_ || local_index >= max_replicas_) return;
+  separator();
+  *out_ << fmt::format(
+      R"({{"name":"P{:.0f} D{:.0f}","ph":"X","pid":{},"tid":0,"ts":{:.3f},"dur":{:.3f},)"
+      R"("args":{{"prefill_tokens":{:.0f},"decode_seqs":{:.0f},"decode_context_tokens":{:.0f},"kv_blocks_used":{}}}}})",
+      b.prefill_tokens, b.decode_seqs, index, start_s * 1e6, seconds * 1e6, b.prefill_tokens, b.decode_seqs,
+      b.decode_context_tokens, used_blocks);
+}
+
+}  // namespace mhcsim::serving::detail

@@ -1,0 +1,175 @@
+// Request files (CSV or JSONL), streamed: one line read per request, every error naming
+// file:line and the column.
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "mhcsim/error.h"
+#include "mhcsim/serving/request.h"
+
+namespace mhcsim::serving {
+
+namespace {
+constexpr const char* kArrival = "arrival_s";
+constexpr const char* kInput = "input_tokens";
+constexpr const char* kOutput = "output_tokens";
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+std::vector<std::string_view> split_csv(std::string_view line) {
+  std::vector<std::string_view> cells;
+  size_t start = 0;
+  for (size_t i = 0; i <= line.size(); ++i) {
+    if (i == line.size() || line[i] == ',') {
+      cells.push_back(trim(line.substr(start, i - start)));
+      start = i + 1;
+    }
+  }
+  return cells;
+}
+
+bool jsonl_name(const std::filesystem::path& p) {
+  const auto ext = p.extension().string();
+  return ext == ".jsonl" || ext == ".ndjson" || ext == ".json";
+}
+
+struct Where {
+  const std::filesystem::path& path;
+  int line;
+  [[noreturn]] void fail(const char* key, const std::string& reason) const {
+    throw InputError(key, reason, {path.string(), line});
+  }
+};
+
+double parse_arrival(std::string_view text, const Where& w) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty())
+    w.fail(kArrival, fmt::format("'{}' is not a number (expected seconds >= 0)", text));
+  return v;
+}
+
+int64_t parse_tokens(std::string_view text, const char* key, const Where& w) {
+  int64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty())
+    w.fail(key, fmt::format("'{}' is not an integer (expected tokens >= 1)", text));
+  return v;
+}
+
+void check_request(const Request& r, double last_arrival_s, const Where& w) {
+  if (!std::isfinite(r.arrival_s) || r.arrival_s < 0)
+    w.fail(kArrival, fmt::format("{} is not a time >= 0 (expected seconds from the start)", r.arrival_s));
+  if (r.arrival_s < last_arrival_s)
+    w.fail(kArrival, fmt::format("{} is before the previous request's {} (expected arrivals in order)", r.arrival_s,
+                                 last_arrival_s));
+  if (r.input_tokens < 1) w.fail(kInput, fmt::format("{} (expected >= 1)", r.input_tokens));
+  if (r.output_tokens < 1) w.fail(kOutput, fmt::format("{} (expected >= 1)", r.output_tokens));
+}
+
+RequestFile::Columns header_columns(std::string_view line, const Where& w) {
+  RequestFile::Columns c;
+  const auto cells = split_csv(line);
+  for (int i = 0; i < static_cast<int>(cells.size()); ++i) {
+    if (cells[i] == kArrival) c.arrival = i;
+    if (cells[i] == kInput) c.input = i;
+    if (cells[i] == kOutput) c.output = i;
+  }
+  if (c.arrival < 0 || c.input < 0 || c.output < 0)
+    w.fail("header", fmt::format("'{}' lacks a column (expected arrival_s, input_tokens, output_tokens)", line));
+  return c;
+}
+
+double json_number(const nlohmann::json& j, const char* key, const Where& w) {
+  const auto it = j.find(key);
+  if (it == j.end()) w.fail(key, "missing (expected arrival_s, input_tokens and output_tokens in every object)");
+  if (!it->is_number()) w.fail(key, fmt::format("{} is not a number", it->dump()));
+  return it->get<double>();
+}
+
+int64_t json_tokens(const nlohmann::json& j, const char* key, const Where& w) {
+  const double v = json_number(j, key, w);
+  if (v != std::floor(v) || std::abs(v) > 1e15) w.fail(key, fmt::format("{} is not an integer (expected tokens >= 1)", v));
+  return static_cast<int64_t>(v);
+}
+}  // namespace
+
+RequestFile::RequestFile(const std::filesystem::path& path) : path_(path), in_(path, std::ios::binary) {
+  if (!in_ || std::filesystem::is_directory(path))
+    throw InputError("--requests-file", "cannot open request file (no such file or not readable)", {path.string(), 0});
+  jsonl_ = jsonl_name(path);
+  const bool csv = path.extension() == ".csv";
+  // The header (CSV) or the format (no telling extension) is decided by the first content line.
+  const auto start = in_.tellg();
+  const int start_line = line_;
+  const auto first = next_line();
+  if (!first) throw InputError("--requests-file", "no request in the file (expected a header and requests)", {path.string(), 0});
+  if (!csv && !jsonl_) jsonl_ = first->front() == '{';
+  if (jsonl_) {
+    in_.clear();
+    in_.seekg(start);
+    line_ = start_line;
+    return;
+  }
+  columns_ = header_columns(*first, Where{path_, line_});
+}
+
+RequestFile::~RequestFile() = default;
+
+std::optional<std::string> RequestFile::next_line() {
+  std::string line;
+  while (std::getline(in_, line)) {
+    ++line_;
+    const auto t = trim(line);
+    if (t.empty() || t.front() == '#') continue;
+    return std::string(t);
+  }
+  return std::nullopt;
+}
+
+std::optional<Request> RequestFile::next() {
+  const auto line = next_line();
+  if (!line) return std::nullopt;
+  const Where w{path_, line_};
+  Request r;
+  r.id = issued_;
+  r.line = line_;
+  if (jsonl_) {
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(*line);
+    } catch (const nlohmann::json::parse_error&) {
+      w.fail("line", "not a JSON object (expected {\"arrival_s\": ..., \"input_tokens\": ..., \"output_tokens\": ...})");
+    }
+    if (!j.is_object()) w.fail("line", "not a JSON object");
+    r.arrival_s = json_number(j, kArrival, w);
+    r.input_tokens = json_tokens(j, kInput, w);
+    r.output_tokens = json_tokens(j, kOutput, w);
+  } else {
+    const auto cells = split_csv(*line);
+    const int needed = std::max({columns_.arrival, columns_.input, columns_.output}) + 1;
+    if (static_cast<int>(cells.size()) < needed)
+      w.fail("line", fmt::format("{} columns, the header has {} (expected arrival_s, input_tokens, output_tokens)",
+                                 cells.size(), needed));
+    r.arrival_s = parse_arrival(cells[columns_.arrival], w);
+    r.input_tokens = parse_tokens(cells[columns_.input], kInput, w);
+    r.output_tokens = parse_tokens(cells[columns_.output], kOutput, w);
+  }
+  check_request(r, last_arrival_s_, w);
+  last_arrival_s_ = r.arrival_s;
+  ++issued_;
+  return r;
+}
+
+std::string RequestFile::describe() const { return "request file " + path_.string(); }
+
+}  // namespace mhcsim::serving

@@ -1,0 +1,262 @@
+// The engine: pops events in (time, kind, seq) order and lets the replicas, the router and the
+// metrics react; handlers push the events that follow. Only one arrival is pending at a time
+// (the source is pulled as the clock reaches it), so memory follows the requests in flight.
+#include "mhcsim/serving/simulate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "event_queue.h"
+#include "iteration_trace.h"
+#include "live_request.h"
+#include "metrics.h"
+#include "mhcsim/cost/kv_cache.h"
+#include "mhcsim/cost/rates.h"
+#include "mhcsim/error.h"
+#include "replica.h"
+#include "router.h"
+
+namespace mhcsim::serving {
+
+Deployment::Deployment(const Scenario& s) : scenario_(s), model_(s) {
+  // Prefill and decode replicas sit on different nodes: the NIC, or NVLink on a NIC-less node.
+  const auto link = s.hardware.nic_gbps_per_gpu > 0 ? cost::nic_rate(s) : cost::nvlink_rate(s);
+  nic_alpha_s_ = link.alpha_seconds;
+  nic_bytes_per_s_ = link.bytes_per_second;
+}
+
+double Deployment::kv_transfer_seconds(double tokens) const {
+  return nic_alpha_s_ + tokens * model_.kv_bytes_per_token_per_gpu() / nic_bytes_per_s_;
+}
+
+namespace {
+using namespace detail;
+
+struct Pool {
+  const Deployment* deployment = nullptr;
+  int64_t first = 0, count = 0;
+  bool prefill_only = false;
+  const char* label = "replica";
+};
+
+int64_t max_seqs(const Deployment& d, const SchedulerConfig& c) {
+  return c.max_batch_seqs > 0 ? c.max_batch_seqs : std::max<int64_t>(1, d.scenario().workload.batch_seqs);
+}
+
+void check_config(const ServingConfig& c) {
+  require(c.replicas >= 1, "--replicas", "must be >= 1");
+  require(c.prefill_replicas >= 0, "--prefill-replicas", "must be >= 0");
+  for (const auto* s : {&c.scheduler, &c.prefill_scheduler}) {
+    require(s->token_budget >= 1, "--token-budget", "must be >= 1");
+    require(s->max_batch_seqs >= 0, "--max-batch", "must be >= 1");
+    require(s->kv_watermark >= 0 && s->kv_watermark < 1, "kv_watermark", "must be in [0, 1)");
+  }
+  require(c.prefix_hit_ratio >= 0 && c.prefix_hit_ratio < 1, "--prefix-hit", "must be in [0, 1)");
+}
+
+class Engine {
+ public:
+  Engine(const Deployment& main, const Deployment& prefill, const ServingConfig& config, RequestSource& source)
+      : config_(config),
+        source_(source),
+        router_(config.router),
+        prefill_router_(config.router),
+        trace_(config.trace, config.trace_replicas),
+        metrics_(config.slo_ttft_s, config.slo_tpot_s, 0) {
+    const bool disaggregated = config.prefill_replicas > 0;
+    if (disaggregated) add_pool(prefill, config.prefill_replicas, config.prefill_scheduler, true, "prefill");
+    add_pool(main, config.replicas, config.scheduler, false, disaggregated ? "decode" : "replica");
+    metrics_ = Metrics(config.slo_ttft_s, config.slo_tpot_s, total_blocks_);
+  }
+
+  ServingResult run() {
+    check_largest();
+    pull_arrival();
+    while (!events_.empty()) {
+      const Event e = events_.pop();
+      metrics_.advance(e.time_s, in_system_, used_blocks_);
+      switch (e.kind) {
+        case EventKind::Arrival: on_arrival(e.time_s); break;
+        case EventKind::IterationEnd: on_iteration_end(e.time_s, e.target); break;
+        case EventKind::KvTransferDone: on_transfer_done(e.time_s, e.target); break;
+      }
+    }
+    int64_t gpus = 0;
+    for (const auto& p : pools_) gpus += p.count * p.deployment->model().gpus_per_replica();
+    const auto& hw = pools_.back().deployment->scenario().hardware;
+    auto r = metrics_.result(gpus, hw.gpus_per_node, hw.price_per_gpu_hour);
+    r.iterations = iterations_;
+    if (source_.rate_per_s() > 0) r.rate_per_s = source_.rate_per_s();
+    for (const auto& rep : replicas_) r.preemptions += rep.preemptions();
+    return r;
+  }
+
+ private:
+  void add_pool(const Deployment& d, int64_t count, const SchedulerConfig& c, bool prefill_only, const char* label) {
+    const auto& m = d.model();
+    Pool p{&d, static_cast<int64_t>(replicas_.size()), count, prefill_only, label};
+    for (int64_t i = 0; i < count; ++i) {
+      trace_.name(p.first + i, fmt::format("{} {}", label, i), i);
+      replicas_.emplace_back(m.kv_blocks(), m.kv_block_tokens(), c, max_seqs(d, c), prefill_only);
+      pool_of_.push_back(static_cast<int>(pools_.size()));
+    }
+    total_blocks_ += count * m.kv_blocks();
+    pools_.push_back(p);
+  }
+  const Pool& entry_pool() const { return pools_.front(); }
+  const Pool& decode_pool() const { return pools_.back(); }
+
+  // A request must fit one replica's cache alone in every pool it visits: its prompt in the
+  // prefill pool, prompt and output in the one that decodes.
+  void check_fits(const Request& r) {
+    for (const auto& p : pools_) {
+      const auto& m = p.deployment->model();
+      const int64_t tokens = p.prefill_only ? r.input_tokens : r.input_tokens + r.output_tokens;
+      const int64_t blocks = (tokens + m.kv_block_tokens() - 1) / m.kv_block_tokens();
+      if (blocks <= m.kv_blocks() && tokens < std::numeric_limits<int32_t>::max() / 2) continue;
+      const std::string reason = fmt::format(
+          "a request of {} tokens needs {} KV blocks of {} tokens; one {} replica holds {} (HBM - weights - "
+          "reserve, cost::kv_fit)",
+          tokens, blocks, m.kv_block_tokens(), p.label, m.kv_blocks());
+      if (r.line > 0) throw InputError("input_tokens", reason, {source_.file_path(), r.line});
+      throw InputError("hardware.gpu", reason, {p.deployment->scenario().path, 0});
+    }
+  }
+
+  // Generated requests are checked once, at their largest.
+  void check_largest() {
+    const int64_t largest = source_.max_request_tokens();
+    if (largest <= 0) return;
+    Request r;
+    r.input_tokens = largest;  // the prompt alone must fit a prefill replica too
+    r.output_tokens = 0;
+    check_fits(r);
+  }
+
+  void pull_arrival() {
+    if (auto r = source_.next()) {
+      check_fits(*r);
+      next_ = *r;
+      events_.push(r->arrival_s, EventKind::Arrival, 0);
+    }
+  }
+
+  void on_arrival(double now) {
+    const Request& q = next_;
+    Live r;
+    r.id = q.id;
+    r.arrival_s = q.arrival_s;
+    r.input = static_cast<int32_t>(q.input_tokens);
+    r.output = static_cast<int32_t>(q.output_tokens);
+    r.prompt = r.input;
+    r.hit = static_cast<int32_t>(std::floor(config_.prefix_hit_ratio * q.input_tokens));
+    r.line = q.line;
+    const Pool& p = entry_pool();
+    const int64_t i = (p.prefill_only ? prefill_router_ : router_).pick(replicas_, p.first, p.count);
+    replicas_[static_cast<size_t>(i)].enqueue(r);
+    ++in_system_;
+    metrics_.in_flight(in_system_);
+    metrics_.arrival(now);
+    start_iteration(now, i);
+    pull_arrival();
+  }
+
+  void start_iteration(double now, int64_t i) {
+    Replica& rep = replicas_[static_cast<size_t>(i)];
+    if (rep.busy) return;
+    const int64_t before = rep.used_blocks();
+    const auto b = rep.form_batch();
+    used_blocks_ += rep.used_blocks() - before;
+    if (b.tokens() <= 0) return;
+    const Pool& p = pools_[static_cast<size_t>(pool_of_[static_cast<size_t>(i)])];
+    const auto& model = p.deployment->model();
+    const double seconds = model.seconds(b);
+    rep.busy = true;
+    ++iterations_;
+    metrics_.busy(seconds * static_cast<double>(model.gpus_per_replica()), b.prefill_tokens,
+                  p.prefill_only ? 0.0 : b.decode_seqs);
+    trace_.iteration(i, i - p.first, now, seconds, b, rep.used_blocks());
+    events_.push(now + seconds, EventKind::IterationEnd, i);
+  }
+
+  void on_iteration_end(double now, int64_t i) {
+    Replica& rep = replicas_[static_cast<size_t>(i)];
+    rep.busy = false;
+    done_.clear();
+    handoff_.clear();
+    const int64_t before = rep.used_blocks();
+    rep.finish_iteration(now, done_, handoff_);
+    used_blocks_ += rep.used_blocks() - before;
+    for (const auto& r : done_) {
+      metrics_.complete(r, now);
+      --in_system_;
+    }
+    for (const auto& r : handoff_) send_kv(now, i, r);
+    metrics_.sample_kv(now, used_blocks_);
+    start_iteration(now, i);
+  }
+
+  // The prompt's KV leaves the prefill replica (its blocks stay taken until it has) for the
+  // decode replica the router picks when it lands.
+  void send_kv(double now, int64_t from, const Live& r) {
+    int64_t slot;
+    if (!free_slots_.empty()) {
+      slot = free_slots_.back();
+      free_slots_.pop_back();
+    } else {
+      slot = static_cast<int64_t>(transfers_.size());
+      transfers_.emplace_back();
+    }
+    transfers_[static_cast<size_t>(slot)] = {r, from};
+    const auto& d = *pools_[static_cast<size_t>(pool_of_[static_cast<size_t>(from)])].deployment;
+    events_.push(now + d.kv_transfer_seconds(r.cached), EventKind::KvTransferDone, slot);
+  }
+
+  void on_transfer_done(double now, int64_t slot) {
+    auto [r, from] = transfers_[static_cast<size_t>(slot)];
+    free_slots_.push_back(slot);
+    Replica& src = replicas_[static_cast<size_t>(from)];
+    src.release(r.blocks);
+    used_blocks_ -= r.blocks;
+    r.blocks = 0;
+    start_iteration(now, from);  // the freed blocks may admit a waiting prompt
+    const Pool& p = decode_pool();
+    const int64_t i = router_.pick(replicas_, p.first, p.count);
+    replicas_[static_cast<size_t>(i)].enqueue(r);
+    start_iteration(now, i);
+  }
+
+  const ServingConfig& config_;
+  RequestSource& source_;
+  Router router_, prefill_router_;
+  IterationTrace trace_;
+  Metrics metrics_;
+  EventQueue events_;
+  std::vector<Pool> pools_;
+  std::vector<Replica> replicas_;
+  std::vector<int> pool_of_;
+  int64_t total_blocks_ = 0, used_blocks_ = 0;
+  int64_t in_system_ = 0, iterations_ = 0;
+  Request next_;
+  std::vector<Live> done_, handoff_;
+  struct Transfer {
+    Live request;
+    int64_t from = 0;
+  };
+  std::vector<Transfer> transfers_;
+  std::vector<int64_t> free_slots_;
+};
+}  // namespace
+
+ServingResult simulate(const Deployment& deployment, const ServingConfig& config, RequestSource& requests,
+                       const Deployment* prefill_pool) {
+  check_config(config);
+  Engine engine(deployment, prefill_pool ? *prefill_pool : deployment, config, requests);
+  return engine.run();
+}
+
+}  // namespace mhcsim::serving

@@ -1,0 +1,34 @@
+#include "mhcsim/serving/result.h"
+
+namespace mhcsim::serving {
+
+const std::vector<StatField>& stat_fields() {
+  using R = const ServingResult&;
+  static const std::vector<StatField> fields{
+      {"rate_per_s", "rate (req/s)", 3, 1, [](R r) { return r.rate_per_s; }},
+      {"requests", "requests", 0, 1, [](R r) { return static_cast<double>(r.requests); }},
+      {"ttft_p50_s", "TTFT p50 (ms)", 1, 1e3, [](R r) { return r.ttft.p50_s; }},
+      {"ttft_p90_s", "TTFT p90 (ms)", 1, 1e3, [](R r) { return r.ttft.p90_s; }},
+      {"ttft_p99_s", "TTFT p99 (ms)", 1, 1e3, [](R r) { return r.ttft.p99_s; }},
+      {"tpot_p50_s", "TPOT p50 (ms)", 2, 1e3, [](R r) { return r.tpot.p50_s; }},
+      {"tpot_p90_s", "TPOT p90 (ms)", 2, 1e3, [](R r) { return r.tpot.p90_s; }},
+      {"tpot_p99_s", "TPOT p99 (ms)", 2, 1e3, [](R r) { return r.tpot.p99_s; }},
+      {"e2e_p50_s", "E2E p50 (s)", 3, 1, [](R r) { return r.e2e.p50_s; }},
+      {"e2e_p90_s", "E2E p90 (s)", 3, 1, [](R r) { return r.e2e.p90_s; }},
+      {"e2e_p99_s", "E2E p99 (s)", 3, 1, [](R r) { return r.e2e.p99_s; }},
+      {"input_tokens_per_s_per_gpu", "in (tok/s/GPU)", 0, 1, [](R r) { return r.input_tokens_per_s_per_gpu; }},
+      {"output_tokens_per_s_per_gpu", "out (tok/s/GPU)", 0, 1, [](R r) { return r.output_tokens_per_s_per_gpu; }},
+      {"input_tokens_per_s_per_node", "in (tok/s/node)", 0, 1, [](R r) { return r.input_tokens_per_s_per_node; }},
+      {"output_tokens_per_s_per_node", "out (tok/s/node)", 0, 1, [](R r) { return r.output_tokens_per_s_per_node; }},
+      {"slo_attainment_pct", "SLO met (%)", 1, 1, [](R r) { return 100.0 * r.slo_attainment; }},
+      {"goodput_per_s", "goodput (req/s)", 3, 1, [](R r) { return r.goodput_per_s; }},
+      {"kv_utilisation_mean_pct", "KV mean (%)", 1, 1, [](R r) { return 100.0 * r.kv_utilisation_mean; }},
+      {"kv_utilisation_max_pct", "KV max (%)", 1, 1, [](R r) { return 100.0 * r.kv_utilisation_max; }},
+      {"preemptions", "preempted", 0, 1, [](R r) { return static_cast<double>(r.preemptions); }},
+      {"cost_per_million_input_usd", "$/1M in", 3, 1, [](R r) { return r.cost_per_million_input_usd; }},
+      {"cost_per_million_output_usd", "$/1M out", 3, 1, [](R r) { return r.cost_per_million_output_usd; }},
+  };
+  return fields;
+}
+
+}  // namespace mhcsim::serving

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# `mhcsim serve` through the real binary: the table has units in its headers, --json has every
+# field finite, --max-rate answers with the capacity in deployment units, the trace is JSON, and
+# bad input (rates, SLOs without units, request files, a KV cache too small) is one line, exit 2.
+set -u
+M="$1"; SRC="$2"
+source "$SRC/tests/cli/check.sh"
+export MHCSIM_DATA_DIR="$SRC/scenarios"
+S="$SRC/scenarios/deepseek_v3_serve.toml"
+
+check serve_table 0 "TTFT p99 \(ms\).*TPOT p99 \(ms\).*out \(tok/s/node\)" -- "$M" serve -s "$S" --rate 2 --requests 300
+check serve_kv_line 0 "# KV cache: [0-9]+ blocks of 64 tokens" -- "$M" serve -s "$S" --rate 2 --requests 300
+check_json serve_json "
+r = d['runs'][0]
+assert finite(d) and r['requests'] == 300, r
+for k in ['ttft_p50_s','ttft_p90_s','ttft_p99_s','tpot_p99_s','e2e_p99_s','input_tokens_per_s_per_gpu',
+          'output_tokens_per_s_per_node','goodput_per_s','kv_utilisation_mean_pct','cost_per_million_output_usd']:
+    assert k in r, k
+assert r['ttft_p50_s'] <= r['ttft_p99_s'] and r['output_tokens'] == 300 * 256
+assert len(r['kv_utilisation_series']) > 0
+" -- serve -s "$S" --rate 2 --requests 300 --slo-ttft 2s --slo-tpot 100ms
+"$M" serve -s "$S" --rate 1 --requests 300 --slo-ttft 2s --slo-tpot 100ms --max-rate >"$tmp/max_rate.txt" 2>&1
+check serve_max_rate 0 "max rate meeting the SLOs at p99: [0-9.]+ requests/s" -- cat "$tmp/max_rate.txt"
+check serve_capacity 0 "capacity for 1.944e\+06 output tokens/s.*units of 144 GPUs.*GPUs, [0-9]+ nodes" -- cat "$tmp/max_rate.txt"
+check_json serve_disaggregated "
+assert d['runs'][0]['requests'] == 200 and d['prefill_replicas'] == 1 and d['runs'][0]['gpus'] == 3
+" -- serve -s "$S" --rate 2 --requests 200 --replicas 2 --prefill-replicas 1
+"$M" serve -s "$S" --rate 2 --requests 100 --trace "$tmp/trace.json" >/dev/null 2>&1
+if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert any(e['ph']=='X' for e in d['traceEvents'])" "$tmp/trace.json"; then pass; else fail serve_trace; fi
+
+# A request file, CSV and JSONL.
+printf 'arrival_s,input_tokens,output_tokens\n0,500,20\n0.1,700,30\n' >"$tmp/r.csv"
+check serve_file 0 " 2 " -- "$M" serve -s "$S" --requests-file "$tmp/r.csv"
+printf '{"arrival_s":0,"input_tokens":500,"output_tokens":20}\n' >"$tmp/r.jsonl"
+check serve_jsonl 0 " 1 " -- "$M" serve -s "$S" --requests-file "$tmp/r.jsonl"
+
+# Bad input: one line on stderr, exit 2, naming the flag or file:line.
+one_line serve_rate_negative "$M" serve -s "$S" --rate -1
+one_line serve_rate_zero "$M" serve -s "$S" --rate 0
+one_line serve_rate_missing "$M" serve -s "$S"
+one_line serve_slo_no_unit "$M" serve -s "$S" --rate 1 --slo-ttft 2
+one_line serve_slo_negative "$M" serve -s "$S" --rate 1 --slo-tpot -50ms
+one_line serve_max_rate_no_slo "$M" serve -s "$S" --rate 1 --max-rate
+one_line serve_requests_zero "$M" serve -s "$S" --rate 1 --requests 0
+check serve_slo_names_flag 2 "^mhcsim: --slo-ttft: '2' has no unit" -- "$M" serve -s "$S" --rate 1 --slo-ttft 2
+printf 'arrival_s,input_tokens,output_tokens\n0,500,20\n0.1,seven,30\n' >"$tmp/bad.csv"
+one_line serve_bad_file "$M" serve -s "$S" --requests-file "$tmp/bad.csv"
+check serve_bad_file_line 2 "bad.csv:3: input_tokens: 'seven' is not an integer" -- "$M" serve -s "$S" --requests-file "$tmp/bad.csv"
+one_line serve_missing_file "$M" serve -s "$S" --requests-file "$tmp/none.csv"
+one_line serve_kv_too_small "$M" serve -s "$S" --rate 1 --input-tokens 5000000
+check serve_kv_names_scenario 2 "deepseek_v3_serve.toml: hardware.gpu: a request of 5000256 tokens needs" -- "$M" serve -s "$S" --rate 1 --input-tokens 5000000
+printf 'arrival_s,input_tokens,output_tokens\n0,500,20\n1,5000000,30\n' >"$tmp/huge.csv"
+check serve_kv_names_line 2 "huge.csv:3: input_tokens: a request of" -- "$M" serve -s "$S" --requests-file "$tmp/huge.csv"
+summary cli_serve

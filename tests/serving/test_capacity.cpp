@@ -1,0 +1,76 @@
+// Capacity questions: the max-rate search (vidur's binary search over QPS) and the deployment
+// units a target load is rounded to.
+#include <catch2/catch.hpp>
+
+#include "mhcsim/error.h"
+#include "mhcsim/serving/capacity.h"
+#include "mhcsim/serving/simulate.h"
+#include "scenarios.h"
+
+using namespace mhcsim;
+using namespace mhcsim::serving;
+using Catch::Matchers::WithinRel;
+
+TEST_CASE("max-rate search brackets and bisects to the SLO boundary") {
+  // A synthetic service whose p99 TTFT is its rate in seconds: the boundary is at 3.3 requests/s.
+  int runs = 0;
+  const auto run = [&](double rate) {
+    ++runs;
+    ServingResult r;
+    r.rate_per_s = rate;
+    r.ttft.p99_s = rate;
+    return r;
+  };
+  const auto up = search_max_rate(run, 3.3, 0, 0.25);
+  CHECK(up.rate_per_s <= 3.3);
+  CHECK(up.rate_per_s >= 3.3 * 0.98);
+  CHECK(up.at_rate.rate_per_s == up.rate_per_s);
+  CHECK(static_cast<int>(up.probes.size()) == runs);
+  const auto down = search_max_rate(run, 3.3, 0, 100.0);  // starts past the boundary: halves first
+  CHECK(down.rate_per_s <= 3.3);
+  CHECK(down.rate_per_s >= 3.3 * 0.98);
+  CHECK_THROWS_WITH(search_max_rate(run, 0, 0, 1.0), Catch::Contains("needs an SLO"));
+}
+
+TEST_CASE("max-rate search on the simulator: the rate found meets the SLOs, 20% more does not") {
+  const Deployment d(test::deepseek_serve());
+  ServingConfig c;
+  c.slo_ttft_s = 2.0;
+  c.slo_tpot_s = 0.1;
+  const auto run = [&](double rate) {
+    PoissonSource source(rate, 600, {LengthDistribution::Kind::Fixed, 1000}, {LengthDistribution::Kind::Fixed, 200}, 5);
+    return simulate(d, c, source);
+  };
+  const auto m = search_max_rate(run, c.slo_ttft_s, c.slo_tpot_s, 1.0);
+  REQUIRE(m.rate_per_s > 0);
+  CHECK(meets_slos(m.at_rate, c.slo_ttft_s, c.slo_tpot_s));
+  CHECK_FALSE(meets_slos(run(1.2 * m.rate_per_s), c.slo_ttft_s, c.slo_tpot_s));
+}
+
+TEST_CASE("deployment units: the EP group in whole nodes, or the replica") {
+  const auto ep = pool_units(test::deepseek_serve(), "decode");  // EP144, one GPU per replica
+  CHECK(ep.gpus_per_replica == 1);
+  CHECK(ep.unit_gpus == 144);
+  CHECK(ep.replicas_per_unit == 144);
+  const auto prefill = pool_units(test::deepseek_serve({{"parallel.ep", "32"}, {"hardware.gpus", "32"}}), "prefill");
+  CHECK(prefill.unit_gpus == 32);  // DeepSeek's 4-node prefill unit
+  const auto tp = pool_units(test::llama_serve(), "serving");  // TP 8 dense: a node per replica
+  CHECK(tp.unit_gpus == 8);
+  CHECK(tp.replicas_per_unit == 1);
+
+  // 1,000 tokens/s wanted, 10 replicas served 300: 34 replicas -> one EP144 unit.
+  const auto a = capacity_for(1000, 300, {{ep, 10}}, 8);
+  CHECK_THAT(a.scale, WithinRel(10.0 / 3, 1e-12));
+  REQUIRE(a.pools.size() == 1);
+  CHECK(a.pools[0].replicas == 144);
+  CHECK(a.pools[0].deployment_units == 1);
+  CHECK(a.gpus == 144);
+  CHECK(a.nodes == 18);
+  // Two pools scale together: 4 prefill + 12 decode replicas serving a third of the load.
+  const auto b = capacity_for(3000, 1000, {{prefill, 4}, {ep, 12}}, 8);
+  CHECK(b.pools[0].replicas == 32);
+  CHECK(b.pools[1].replicas == 144);
+  CHECK(b.gpus == 176);
+  CHECK(b.nodes == 22);
+  CHECK(capacity_for(0, 300, {{ep, 10}}, 8).gpus == 0);  // no target, no answer
+}
