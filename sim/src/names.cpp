@@ -21,6 +21,7 @@ std::string_view to_string(UnitKind k) {
     case UnitKind::Weight: return "W";
     case UnitKind::Transfer: return "send";
     case UnitKind::Sync: return "sync";
+    case UnitKind::GradSync: return "DP grad sync";
   }
   return "?";
 }

@@ -1,7 +1,10 @@
 // Schedule + prices -> op graph. Each slot becomes a short chain of pieces on the rank's
-// streams; an overlapped F&B slot interleaves two chains so that the all-to-all of one
-// micro-batch runs while the other computes (DeepSeek-V3 report 3.2, Figure 4). A
-// stage-boundary transfer follows every output that crosses to another rank.
+// streams, priced by the stage it runs (the last one carries the LM head); an overlapped F&B
+// slot interleaves two chains so that the all-to-all of one micro-batch runs while the other
+// computes (DeepSeek-V3 report 3.2, Figure 4), up to parallel.overlap of it: the rest is
+// serialised on the compute stream, as the analytic model exposes it. A stage-boundary
+// transfer follows every output that crosses to another rank, and each rank ends with its
+// exposed DP gradient sync.
 #include "mhcsim/sim/op_graph.h"
 
 #include <array>
@@ -16,23 +19,29 @@ struct PieceSpec {
   Piece piece = Piece::Whole;
   StreamKind stream = StreamKind::Compute;
   double seconds = 0;
+  double serialised_seconds = 0;  // all-to-all only: the part parallel.overlap does not hide
 };
 
 struct Chain {
   UnitKind unit = UnitKind::Forward;
+  bool a2a = false;  // has all-to-all pieces to overlap with a paired chain
   std::array<PieceSpec, 5> pieces{};
   int n = 0;
-  void add(Piece p, StreamKind s, double seconds) { pieces[static_cast<size_t>(n++)] = {p, s, seconds}; }
+  void add(Piece p, StreamKind s, double seconds) { pieces[static_cast<size_t>(n++)] = {p, s, seconds, 0.0}; }
+  void add_a2a(Piece p, double seconds, double overlap) {
+    pieces[static_cast<size_t>(n++)] = {p, StreamKind::EpAllToAll, overlap * seconds, (1.0 - overlap) * seconds};
+  }
 };
 
 Chain forward_chain(const PhasePrices& c) {
   Chain ch;
   ch.unit = UnitKind::Forward;
-  if (c.has_a2a()) {
+  ch.a2a = c.has_a2a();
+  if (ch.a2a) {
     ch.add(Piece::Attention, StreamKind::Compute, c.attn_forward_seconds);
-    ch.add(Piece::Dispatch, StreamKind::EpAllToAll, c.dispatch_seconds);
+    ch.add_a2a(Piece::Dispatch, c.dispatch_seconds, c.a2a_overlap);
     ch.add(Piece::Mlp, StreamKind::Compute, c.mlp_forward_seconds);
-    ch.add(Piece::Combine, StreamKind::EpAllToAll, c.combine_seconds);
+    ch.add_a2a(Piece::Combine, c.combine_seconds, c.a2a_overlap);
   } else {
     ch.add(Piece::Whole, StreamKind::Compute, c.attn_forward_seconds + c.mlp_forward_seconds);
   }
@@ -46,13 +55,14 @@ Chain forward_chain(const PhasePrices& c) {
 Chain backward_chain(const PhasePrices& c, bool with_weight) {
   Chain ch;
   ch.unit = with_weight ? UnitKind::Backward : UnitKind::BackwardInput;
+  ch.a2a = c.has_a2a();
   const double mlp = c.mlp_backward_input_seconds + (with_weight ? c.mlp_backward_weight_seconds : 0);
   const double attn =
       c.attn_backward_input_seconds + (with_weight ? c.attn_backward_weight_seconds : 0);
-  if (c.has_a2a()) {
-    ch.add(Piece::Combine, StreamKind::EpAllToAll, c.combine_seconds);
+  if (ch.a2a) {
+    ch.add_a2a(Piece::Combine, c.combine_seconds, c.a2a_overlap);
     ch.add(Piece::Mlp, StreamKind::Compute, mlp);
-    ch.add(Piece::Dispatch, StreamKind::EpAllToAll, c.dispatch_seconds);
+    ch.add_a2a(Piece::Dispatch, c.dispatch_seconds, c.a2a_overlap);
     ch.add(Piece::Attention, StreamKind::Compute, attn);
   } else {
     ch.add(Piece::Whole, StreamKind::Compute, mlp + attn);
@@ -67,21 +77,37 @@ Chain weight_chain(const PhasePrices& c) {
   return ch;
 }
 
+// The chains of one stage's price list.
+struct StageChains {
+  explicit StageChains(const PhasePrices& p)
+      : fwd(forward_chain(p)), bwd(backward_chain(p, true)), bwd_in(backward_chain(p, false)),
+        wgt(weight_chain(p)) {}
+  Chain fwd, bwd, bwd_in, wgt;
+};
+
 constexpr int32_t kNone = -1;
+
+// One unit's chain while its pieces are emitted. The serialised part of an all-to-all waits
+// for the unit's next piece (or its end) before it is put on the compute stream, so that in
+// an F&B slot the partner's compute placed in between still overlaps the hidden part.
+struct Cursor {
+  const Chain& ch;
+  int32_t mb, hop;
+  int next = 0;
+  int32_t prev = kNone, first = kNone;
+  int serialised = -1;  // piece whose serialised part is still to be emitted
+  bool done() const { return next >= ch.n; }
+};
 
 class Builder {
  public:
-  Builder(const Program& prog, const PhasePrices& prices)
-      : prog_(prog),
-        prices_(prices),
-        fwd_(forward_chain(prices)),
-        bwd_(backward_chain(prices, true)),
-        bwd_in_(backward_chain(prices, false)),
-        wgt_(weight_chain(prices)) {
+  Builder(const Program& prog, const StagePrices& prices)
+      : prog_(prog), prices_(prices), middle_(prices.chunk), last_(prices.last_chunk) {
     const Layout& l = prog.layout;
     g_.layout = l;
     g_.streams = l.ranks * kStreamsPerRank;
-    g_.activation_bytes_per_chunk = prices.activation_bytes;
+    for (int32_t h = 0; h < l.hops; ++h)
+      g_.activation_bytes_per_stage.push_back(prices_of(h).activation_bytes);
     const size_t units = static_cast<size_t>(l.micro_batches) * static_cast<size_t>(l.hops);
     for (auto* v : {&f_first_, &f_last_, &f_out_, &b_first_, &b_last_, &b_out_, &w_first_})
       v->assign(units, kNone);
@@ -90,6 +116,7 @@ class Builder {
     g_.duration_seconds.reserve(approx_ops);
     g_.label.reserve(approx_ops);
     edges_.reserve(approx_ops * 2);
+    last_on_stream_.assign(static_cast<size_t>(g_.streams), kNone);
   }
 
   OpGraph build() {
@@ -111,6 +138,8 @@ class Builder {
           slot(r, prog_.slots[static_cast<size_t>(i)], true);
       }
     }
+    if (prices_.grad_sync_seconds > 0)
+      for (int32_t r = 0; r < prog_.layout.ranks; ++r) grad_sync(r);
     connect_receives();
     connect_units();
     finish_csr();
@@ -123,53 +152,74 @@ class Builder {
   size_t unit(int32_t mb, int32_t hop) const {
     return static_cast<size_t>(mb) * static_cast<size_t>(prog_.layout.hops) + static_cast<size_t>(hop);
   }
+  const PhasePrices& prices_of(int32_t hop) const { return prices_.of_stage(hop, prog_.layout.hops); }
+  const StageChains& chains(int32_t hop) const { return hop == prog_.layout.hops - 1 ? last_ : middle_; }
 
   int32_t add_op(int32_t rank, StreamKind s, double seconds, OpLabel label) {
     const auto id = static_cast<int32_t>(g_.stream.size());
-    g_.stream.push_back(rank * kStreamsPerRank + static_cast<int32_t>(s));
+    const int32_t stream = rank * kStreamsPerRank + static_cast<int32_t>(s);
+    g_.stream.push_back(stream);
     g_.duration_seconds.push_back(seconds);
     g_.label.push_back(label);
+    last_on_stream_[static_cast<size_t>(stream)] = id;
     return id;
   }
 
-  // Emits chain piece k of unit (mb, hop), chained after the previous piece of that unit.
-  void emit_piece(int32_t rank, const Chain& ch, int k, int32_t mb, int32_t hop, int32_t& prev,
-                  int32_t& first) {
-    const PieceSpec& p = ch.pieces[static_cast<size_t>(k)];
-    const int32_t op = add_op(rank, p.stream, p.seconds, {ch.unit, p.piece, mb, hop});
-    if (prev != kNone) edges_.emplace_back(prev, op);
-    if (first == kNone) first = op;
-    prev = op;
+  void add_chained(int32_t rank, Cursor& c, StreamKind s, double seconds, Piece piece, bool serialised) {
+    const int32_t op = add_op(rank, s, seconds, {c.ch.unit, piece, serialised, c.mb, c.hop});
+    if (c.prev != kNone) edges_.emplace_back(c.prev, op);
+    if (c.first == kNone) c.first = op;
+    c.prev = op;
   }
 
-  void record(const Chain& ch, int32_t mb, int32_t hop, int32_t first, int32_t last) {
-    const size_t u = unit(mb, hop);
-    switch (ch.unit) {
-      case UnitKind::Forward: f_first_[u] = first; f_last_[u] = f_out_[u] = last; break;
+  void flush_serialised(int32_t rank, Cursor& c) {
+    if (c.serialised < 0) return;
+    const PieceSpec& p = c.ch.pieces[static_cast<size_t>(c.serialised)];
+    add_chained(rank, c, StreamKind::Compute, p.serialised_seconds, p.piece, true);
+    c.serialised = -1;
+  }
+
+  // Emits the cursor's next piece, chained after the unit's previous op. An all-to-all with
+  // nothing hidden (overlap 0) has only its serialised part.
+  void emit_piece(int32_t rank, Cursor& c) {
+    flush_serialised(rank, c);
+    const int k = c.next++;
+    const PieceSpec& p = c.ch.pieces[static_cast<size_t>(k)];
+    if (p.seconds > 0 || p.serialised_seconds == 0) add_chained(rank, c, p.stream, p.seconds, p.piece, false);
+    if (p.serialised_seconds > 0) c.serialised = k;
+  }
+
+  void finish(int32_t rank, Cursor& c) {
+    flush_serialised(rank, c);
+    const size_t u = unit(c.mb, c.hop);
+    switch (c.ch.unit) {
+      case UnitKind::Forward: f_first_[u] = c.first; f_last_[u] = f_out_[u] = c.prev; break;
       case UnitKind::Backward:
-      case UnitKind::BackwardInput: b_first_[u] = first; b_last_[u] = b_out_[u] = last; break;
-      case UnitKind::Weight: w_first_[u] = first; break;
+      case UnitKind::BackwardInput: b_first_[u] = c.first; b_last_[u] = b_out_[u] = c.prev; break;
+      case UnitKind::Weight: w_first_[u] = c.first; break;
       case UnitKind::Transfer:
-      case UnitKind::Sync: break;
+      case UnitKind::Sync:
+      case UnitKind::GradSync: break;
     }
   }
 
+  // A transfer costs what the producing stage sends.
   int32_t transfer(int32_t rank, int32_t dst, int32_t after, int32_t mb, int32_t hop) {
     const StreamKind link =
         dst == (rank + 1) % prog_.layout.ranks ? StreamKind::PpSendNext : StreamKind::PpSendPrev;
-    const int32_t t =
-        add_op(rank, link, prices_.pp_send_seconds, {UnitKind::Transfer, Piece::Send, mb, hop});
+    const int32_t t = add_op(rank, link, prices_of(hop).pp_send_seconds,
+                             {UnitKind::Transfer, Piece::Send, false, mb, hop});
     edges_.emplace_back(after, t);
     return t;
   }
 
   // Without explicit communication a forward's activation or a backward's gradient is sent as
   // soon as it is ready, when the next hop runs on another rank.
-  void auto_send(int32_t rank, const Chain& ch, int32_t mb, int32_t hop) {
-    if (ch.unit == UnitKind::Weight) return;
+  void auto_send(int32_t rank, UnitKind kind, int32_t mb, int32_t hop) {
+    if (kind == UnitKind::Weight) return;
     const Layout& l = prog_.layout;
     const size_t u = unit(mb, hop);
-    const bool fwd = ch.unit == UnitKind::Forward;
+    const bool fwd = kind == UnitKind::Forward;
     const int32_t to_hop = fwd ? hop + 1 : hop - 1;
     if (to_hop < 0 || to_hop >= l.hops) return;
     const int32_t dst = l.rank_of(mb, to_hop);
@@ -179,30 +229,29 @@ class Builder {
   }
 
   void single(int32_t rank, const Chain& ch, int32_t mb, int32_t hop, bool send) {
-    int32_t prev = kNone, first = kNone;
-    for (int k = 0; k < ch.n; ++k) emit_piece(rank, ch, k, mb, hop, prev, first);
-    record(ch, mb, hop, first, prev);
-    if (send) auto_send(rank, ch, mb, hop);
+    Cursor c{ch, mb, hop};
+    while (!c.done()) emit_piece(rank, c);
+    finish(rank, c);
+    if (send) auto_send(rank, ch.unit, mb, hop);
   }
 
   // F&B: the compute of each chain is placed between the all-to-alls of the other
   // (B.combine | F.attn, F.dispatch | B.mlp, B.dispatch | F.mlp, F.combine | B.attn).
   void pair(int32_t rank, const Chain& f, int32_t fmb, int32_t fhop, const Chain& b,
             int32_t bmb, int32_t bhop, bool send) {
-    const std::string_view order = prices_.has_a2a() ? "BFFBBFFB" : "FB";
-    int fi = 0, bi = 0;
-    int32_t fprev = kNone, ffirst = kNone, bprev = kNone, bfirst = kNone;
+    const std::string_view order = f.a2a || b.a2a ? "BFFBBFFB" : "FB";
+    Cursor fc{f, fmb, fhop}, bc{b, bmb, bhop};
     for (char c : order) {
-      if (c == 'F' && fi < f.n) emit_piece(rank, f, fi++, fmb, fhop, fprev, ffirst);
-      if (c == 'B' && bi < b.n) emit_piece(rank, b, bi++, bmb, bhop, bprev, bfirst);
+      Cursor& cur = c == 'F' ? fc : bc;
+      if (!cur.done()) emit_piece(rank, cur);
     }
-    while (fi < f.n) emit_piece(rank, f, fi++, fmb, fhop, fprev, ffirst);
-    while (bi < b.n) emit_piece(rank, b, bi++, bmb, bhop, bprev, bfirst);
-    record(f, fmb, fhop, ffirst, fprev);
-    record(b, bmb, bhop, bfirst, bprev);
+    while (!fc.done()) emit_piece(rank, fc);
+    while (!bc.done()) emit_piece(rank, bc);
+    finish(rank, fc);
+    finish(rank, bc);
     if (!send) return;
-    auto_send(rank, f, fmb, fhop);
-    auto_send(rank, b, bmb, bhop);
+    auto_send(rank, f.unit, fmb, fhop);
+    auto_send(rank, b.unit, bmb, bhop);
   }
 
   void action(int32_t r, const Action& a) {
@@ -215,15 +264,28 @@ class Builder {
   }
 
   void slot(int32_t r, const Slot& s, bool auto_send) {
+    const StageChains& c = chains(s.hop);
     switch (s.kind) {
-      case SlotKind::Forward: single(r, fwd_, s.mb, s.hop, auto_send); break;
-      case SlotKind::Backward: single(r, bwd_, s.mb, s.hop, auto_send); break;
-      case SlotKind::BackwardInput: single(r, bwd_in_, s.mb, s.hop, auto_send); break;
-      case SlotKind::Weight: single(r, wgt_, s.mb, s.hop, auto_send); break;
+      case SlotKind::Forward: single(r, c.fwd, s.mb, s.hop, auto_send); break;
+      case SlotKind::Backward: single(r, c.bwd, s.mb, s.hop, auto_send); break;
+      case SlotKind::BackwardInput: single(r, c.bwd_in, s.mb, s.hop, auto_send); break;
+      case SlotKind::Weight: single(r, c.wgt, s.mb, s.hop, auto_send); break;
       case SlotKind::ForwardBackward:
-        pair(r, fwd_, s.mb, s.hop, bwd_, s.mb2, s.hop2, auto_send);
+        pair(r, c.fwd, s.mb, s.hop, chains(s.hop2).bwd, s.mb2, s.hop2, auto_send);
         break;
     }
+  }
+
+  // The exposed DP gradient sync closes the rank's step: it follows the last op of every
+  // stream of the rank (the compute stream runs it, so no compute overlaps it).
+  void grad_sync(int32_t rank) {
+    std::array<int32_t, kStreamsPerRank> last{};
+    for (int32_t k = 0; k < kStreamsPerRank; ++k)
+      last[static_cast<size_t>(k)] = last_on_stream_[static_cast<size_t>(rank * kStreamsPerRank + k)];
+    const int32_t op = add_op(rank, StreamKind::Compute, prices_.grad_sync_seconds,
+                              {UnitKind::GradSync, Piece::Whole, false, 0, 0});
+    for (int32_t before : last)
+      if (before != kNone) edges_.emplace_back(before, op);
   }
 
   // Explicit communication (see ActionKind): a posted send becomes a transfer on the link; at
@@ -244,7 +306,7 @@ class Builder {
         {fwd, a.mb, fwd ? a.hop - 1 : a.hop + 1, kNone, kNone});
   }
   void commit(int32_t rank) {
-    const OpLabel sync{UnitKind::Sync, Piece::Whole, 0, 0};
+    const OpLabel sync{UnitKind::Sync, Piece::Whole, false, 0, 0};
     const int32_t launch = add_op(rank, StreamKind::Compute, 0.0, sync);
     const int32_t wait = add_op(rank, StreamKind::Compute, 0.0, sync);
     edges_.emplace_back(launch, wait);
@@ -265,7 +327,7 @@ class Builder {
     for (const auto& r : receives_) {
       const size_t u = unit(r.mb, r.producer_hop);
       const int32_t t = r.activation ? f_out_[u] : b_out_[u];
-      if (t == kNone || g_.label[static_cast<size_t>(t)].unit != UnitKind::Transfer)
+      if (t == kNone || !is_transfer(t))
         missing(r.activation ? "the send of an activation" : "the send of a gradient", r.mb,
                 r.producer_hop);
       edges_.emplace_back(r.launch, t);
@@ -278,6 +340,11 @@ class Builder {
                            std::to_string(mb) + " at hop " + std::to_string(hop));
   }
 
+  bool is_transfer(int32_t op) const { return g_.label[static_cast<size_t>(op)].unit == UnitKind::Transfer; }
+
+  // A unit's inputs: the previous hop's forward output and the next hop's backward output
+  // (through a transfer when they run on another rank), and its own forward before its
+  // backward before its W.
   void connect_units() {
     const Layout& l = prog_.layout;
     for (int32_t mb = 0; mb < l.micro_batches; ++mb) {
@@ -285,12 +352,16 @@ class Builder {
         const size_t u = unit(mb, hop);
         if (f_first_[u] == kNone) missing("the forward", mb, hop);
         if (b_first_[u] == kNone) missing("the backward", mb, hop);
-        if (hop > 0) edges_.emplace_back(f_out_[u - 1], f_first_[u]);
-        if (hop + 1 < l.hops) edges_.emplace_back(b_out_[u + 1], b_first_[u]);
+        if (hop > 0) link(f_out_[u - 1], f_first_[u]);
+        if (hop + 1 < l.hops) link(b_out_[u + 1], b_first_[u]);
         edges_.emplace_back(f_last_[u], b_first_[u]);
         if (w_first_[u] != kNone) edges_.emplace_back(b_last_[u], w_first_[u]);
       }
     }
+  }
+  void link(int32_t producer_out, int32_t consumer_first) {
+    edges_.emplace_back(producer_out, consumer_first);
+    if (is_transfer(producer_out)) g_.transfer_consumer.emplace_back(producer_out, consumer_first);
   }
 
   // Counting sorts: successor lists by source op, stream order by creation order.
@@ -323,8 +394,8 @@ class Builder {
   };
 
   const Program& prog_;
-  const PhasePrices& prices_;
-  const Chain fwd_, bwd_, bwd_in_, wgt_;
+  const StagePrices& prices_;
+  const StageChains middle_, last_;
   OpGraph g_;
   struct Posted {  // per rank, since the last commit
     std::vector<int32_t> sends;
@@ -335,12 +406,17 @@ class Builder {
   std::vector<Receive> receives_;
   std::vector<std::pair<int32_t, int32_t>> edges_;
   std::vector<int32_t> f_first_, f_last_, f_out_, b_first_, b_last_, b_out_, w_first_;
+  std::vector<int32_t> last_on_stream_;
 };
 
 }  // namespace
 
-OpGraph build_op_graph(const Program& program, const PhasePrices& prices) {
+OpGraph build_op_graph(const Program& program, const StagePrices& prices) {
   return Builder(program, prices).build();
+}
+
+OpGraph build_op_graph(const Program& program, const PhasePrices& prices) {
+  return build_op_graph(program, uniform_stages(prices));
 }
 
 }  // namespace mhcsim::sim

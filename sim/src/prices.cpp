@@ -13,8 +13,11 @@ PhasePrices uniform_prices(double forward_seconds, double backward_input_seconds
   return p;
 }
 
-PhasePrices prices_from_chunk_cost(const cost::ChunkCost& c) {
+StagePrices uniform_stages(const PhasePrices& chunk) { return {chunk, chunk, 0.0}; }
+
+PhasePrices prices_from_chunk_cost(const cost::ChunkCost& c, double a2a_overlap) {
   PhasePrices p;
+  p.a2a_overlap = a2a_overlap;
   p.attn_forward_seconds = c.attn_forward_seconds;
   p.mhc_post_forward_seconds = std::min(c.mhc_forward_seconds / 2, c.mlp_forward_seconds);
   p.mlp_forward_seconds = c.mlp_forward_seconds - p.mhc_post_forward_seconds;

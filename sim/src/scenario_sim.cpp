@@ -1,15 +1,25 @@
-// Kept apart from simulate.cpp: only this file needs cost_models' chunk_cost().
+// Kept apart from simulate.cpp: only this file needs cost_models' chunk prices.
 #include "mhcsim/cost/chunk_cost.h"
 #include "mhcsim/cost/memory.h"
+#include "mhcsim/cost/step.h"
 #include "mhcsim/sim/simulate.h"
 
 namespace mhcsim::sim {
 
+StagePrices stage_prices(const Scenario& scenario) {
+  const double overlap = scenario.parallel.overlap;
+  if (scenario.workload.mode != WorkloadMode::Train)
+    return uniform_stages(prices_from_chunk_cost(
+        cost::chunk_cost(scenario, cost::layers_per_chunk(scenario)), overlap));
+  const auto e = cost::step_estimate(scenario);
+  return {prices_from_chunk_cost(e.middle_chunk, overlap), prices_from_chunk_cost(e.last_chunk, overlap),
+          e.dp_sync_seconds};
+}
+
 Simulation simulate(const Scenario& scenario) {
   const auto spec = schedule_spec_from(scenario.parallel);
   validate(spec);  // schedule errors before pricing errors
-  const auto cost = cost::chunk_cost(scenario, cost::layers_per_chunk(scenario));
-  return simulate(spec, prices_from_chunk_cost(cost));
+  return simulate(spec, stage_prices(scenario));
 }
 
 }  // namespace mhcsim::sim

@@ -2,7 +2,7 @@
 
 namespace mhcsim::sim {
 
-Simulation simulate(const ScheduleSpec& spec, const PhasePrices& prices) {
+Simulation simulate(const ScheduleSpec& spec, const StagePrices& prices) {
   Simulation s;
   s.spec = spec;
   s.program = generate_program(spec);
@@ -10,6 +10,10 @@ Simulation simulate(const ScheduleSpec& spec, const PhasePrices& prices) {
   s.timeline = run(s.graph);
   s.stats = summarize(s.graph, s.timeline);
   return s;
+}
+
+Simulation simulate(const ScheduleSpec& spec, const PhasePrices& prices) {
+  return simulate(spec, uniform_stages(prices));
 }
 
 }  // namespace mhcsim::sim

@@ -97,17 +97,19 @@ reports::Section pipeline_section(const Scenario& s, scenarios::ScenarioTemplate
       }
       if (sch != s.parallel.schedule) continue;
       if (auto vm = variant(tpl, s, {{"parallel.micro_batches", std::to_string(m)}})) {
-        const auto st = sim::simulate(*vm).stats;
+        // The same quantity as the formula's (sim/step_terms.h): the pacing rank's bubble over
+        // the pipeline's time, not the largest idle over ranks.
         simulated.x.push_back(static_cast<double>(m));
-        simulated.y.push_back(st.max_bubble_seconds / st.step_seconds);
+        simulated.y.push_back(sim::simulate(*vm).stats.terms().pipeline_bubble_fraction());
       }
     }
     if (!analytic.x.empty()) c.series.push_back(std::move(analytic));
     if (!simulated.x.empty()) c.series.push_back(std::move(simulated));
   }
-  std::string caption = "Largest idle over ranks as a fraction of the step (DualPipe README table; Megatron "
-                        "interleaved with 2 chunks per rank; ZB-H1), phase times from the cost model at this "
-                        "scenario's chunk size; dashed: the simulator.";
+  std::string caption = "Pipeline bubble as a fraction of the pipeline's time, gradient sync excluded (DualPipe "
+                        "README table; Megatron interleaved with 2 chunks per rank; ZB-H1), phase times from the "
+                        "cost model at this scenario's chunk size; dashed: the simulator's pacing rank, the same "
+                        "quantity (sim/README.md).";
   if (!skipped.empty()) {
     caption += " Not valid for this layer split:";
     for (const auto& n : skipped) caption += " " + n;

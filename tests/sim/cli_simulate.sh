@@ -17,9 +17,20 @@ grep -q "bubble (ms)" "$out/table.txt" || fail "table: no per-rank bubble column
 for key in step_seconds max_bubble_seconds mean_bubble_fraction ranks peak_activation_bytes; do
   grep -q "\"$key\"" "$out/doc.json" || fail "json: no $key"
 done
+for key in versus_step within_bounds trace_slices trace_flows; do
+  grep -q "\"$key\"" "$out/doc.json" || fail "json: no $key"
+done
 [ -s "$out/trace.json" ] || fail "trace: not written"
 grep -q '"traceEvents"' "$out/trace.json" || fail "trace: no traceEvents"
 grep -q '"thread_name"' "$out/trace.json" || fail "trace: no thread_name metadata"
+
+# The comparison with `step`, and the count printed for a gzip trace equals the slices in it.
+"$M" simulate -s "$scn" --trace "$out/trace.json.gz" > "$out/gz.txt" || fail "gz: exit $?"
+grep -q "^# simulated vs analytic: step" "$out/gz.txt" || fail "table: no comparison with step"
+[ "$(head -c 2 "$out/trace.json.gz" | od -An -tx1 | tr -d ' ')" = "1f8b" ] || fail "gz: not gzip"
+printed=$(sed -n 's/^# trace written to .*: \([0-9]*\) slices.*/\1/p' "$out/gz.txt")
+in_file=$(gzip -dc "$out/trace.json.gz" | grep -o '"ph":"X"' | wc -l)
+[ -n "$printed" ] && [ "$printed" -eq "$in_file" ] || fail "gz: printed $printed slices, file holds $in_file"
 
 check_error() {  # check_error KEY --set ...
   local key="$1"; shift

@@ -21,8 +21,8 @@ PhasePrices unit_pieces() {
 }
 
 // One rank, one hop, two micro-batches: F0, then F1 and B0 (overlapped or one after the
-// other), then B1.
-Simulation one_rank(bool overlapped) {
+// other), then B1; `a2a_overlap` of each all-to-all may run beside compute.
+Simulation one_rank(bool overlapped, double a2a_overlap = 1.0) {
   Program prog;
   prog.layout.ranks = 1;
   prog.layout.hops = 1;
@@ -38,7 +38,9 @@ Simulation one_rank(bool overlapped) {
   prog.begin = {0, static_cast<int32_t>(prog.slots.size())};
   Simulation s;
   s.program = prog;
-  s.graph = build_op_graph(s.program, unit_pieces());
+  auto prices = unit_pieces();
+  prices.a2a_overlap = a2a_overlap;
+  s.graph = build_op_graph(s.program, prices);
   s.timeline = run(s.graph);
   s.stats = summarize(s.graph, s.timeline);
   return s;
@@ -72,7 +74,7 @@ TEST_CASE("F&B hides each micro-batch's all-to-all behind the other's compute") 
   CHECK(r.compute_busy_seconds == 8);
   CHECK(r.comm_busy_seconds == 8);
   CHECK(r.exposed_comm_seconds == 4);  // F0's dispatch, B1's two all-to-alls, and [4,5]
-  CHECK(r.bubble_seconds == 4);
+  CHECK(r.bubble_seconds == 0);        // never idle: 8 s computing + 4 s waiting on all-to-alls
 
   // One after the other, only F0's combine (under F1's attention) and B1's combine gradient
   // (under B0's attention) are hidden: the step takes 14 s with 6 s of exposed all-to-all.
@@ -93,7 +95,37 @@ TEST_CASE("1F1B over a 0.5 s link: exact timeline") {
   CHECK(end_of(s, UnitKind::Backward, Piece::Whole, 0, 1) == 4.5);
   CHECK(end_of(s, UnitKind::Transfer, Piece::Send, 1, 0) == 2.5);
   CHECK(s.stats.step_seconds == 10);
-  CHECK(s.stats.ranks[1].bubble_seconds == 4);  // 10 - 2 x (1 + 2)
+  // 10 - 2 x (1 + 2) = 4 s without compute, of which B1's send [7.5,8] is exposed
+  // communication and the rest bubble.
+  CHECK(s.stats.ranks[1].exposed_comm_seconds == 0.5);
+  CHECK(s.stats.ranks[1].bubble_seconds == 3.5);
+}
+
+TEST_CASE("parallel.overlap: the unhidden share of each all-to-all waits on the compute stream") {
+  // Overlap 0: every all-to-all is serialised with the compute, 4 x (2 + 2) = 16 s; overlap 1:
+  // the F&B slot hides what it can, 12 s (above).
+  CHECK(one_rank(true, 0.0).stats.step_seconds == 16);
+  CHECK(one_rank(true, 1.0).stats.step_seconds == 12);
+  // Overlap 0.5: each all-to-all is 0.5 s on its stream and 0.5 s on the compute stream, which
+  // runs the serialised half just before the unit's next piece. F0 [0,4]; the pair starts B0's
+  // combine [4,4.5] beside F1's attention [4,5], then the compute stream runs B0.combine*
+  // [5,5.5] B0.mlp [5.5,6.5] F1.dispatch* [6.5,7] F1.mlp [7,8] B0.dispatch* [8,8.5] B0.attn
+  // [8.5,9.5] F1.combine* [9.5,10]; B1 [10,14].
+  const auto s = one_rank(true, 0.5);
+  test::check_invariants(s);
+  CHECK(end_of(s, UnitKind::Forward, Piece::Mlp, 1) == 8);
+  CHECK(end_of(s, UnitKind::Backward, Piece::Attention, 0) == 9.5);
+  CHECK(s.stats.step_seconds == 14);
+  const auto& r = s.stats.ranks[0];
+  CHECK(r.compute_busy_seconds == 8);
+  CHECK(r.exposed_comm_seconds == 6);  // 6.5 s of all-to-all, 0.5 s of it under F1's attention
+  CHECK(r.bubble_seconds == 0);
+  int serialised = 0;
+  for (const auto& l : s.graph.label) {
+    serialised += l.serialised;
+    if (l.serialised) CHECK(is_communication(l));
+  }
+  CHECK(serialised == 8);  // every all-to-all of F0, the pair and B1
 }
 
 TEST_CASE("mHC's post kernel runs on the high-priority stream, counted once as compute") {

@@ -6,6 +6,7 @@
 // stays a few arrays.
 #include <cstdint>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "mhcsim/sim/prices.h"
@@ -27,8 +28,11 @@ inline bool is_compute(StreamKind k) {
 }
 
 // What an op is, for the trace and the metrics.
-enum class UnitKind : uint8_t { Forward, Backward, BackwardInput, Weight, Transfer,
-                                Sync };  // Sync: zero-length commit (launch / wait) op
+enum class UnitKind : uint8_t {
+  Forward, Backward, BackwardInput, Weight, Transfer,
+  Sync,      // zero-length commit (launch / wait) op
+  GradSync,  // the rank's exposed DP gradient sync after its last op
+};
 enum class Piece : uint8_t {
   Whole,          // the unit in one piece (no all-to-all to overlap)
   Attention,      // attention (forward, or its gradient in a backward unit)
@@ -44,9 +48,19 @@ std::string_view to_string(Piece p);
 struct OpLabel {
   UnitKind unit = UnitKind::Forward;
   Piece piece = Piece::Whole;
+  bool serialised = false;  // the part of an all-to-all that parallel.overlap does not hide,
+                            // run on the compute stream (which waits for it)
   int32_t mb = 0;
-  int32_t hop = 0;
+  int32_t hop = 0;          // = the pipeline stage (chunk) the unit runs, 0 = first layers
 };
+
+// What the metrics count as communication wherever it runs: the all-to-all pieces (also their
+// serialised part on the compute stream), stage-boundary transfers and the gradient sync.
+// Everything else that takes time is compute (sim/README.md).
+inline bool is_communication(const OpLabel& l) {
+  return l.piece == Piece::Dispatch || l.piece == Piece::Combine || l.piece == Piece::Send ||
+         l.unit == UnitKind::GradSync;
+}
 
 struct OpGraph {
   Layout layout;
@@ -68,7 +82,11 @@ struct OpGraph {
   // the end of its backward's (input-gradient) last op. Index mb * hops + hop.
   std::vector<int32_t> forward_first_op;
   std::vector<int32_t> backward_last_op;
-  double activation_bytes_per_chunk = 0;
+  std::vector<double> activation_bytes_per_stage;  // per hop: what one micro-batch keeps there
+
+  // Each stage-boundary transfer and the first op of the unit that consumes it on the other
+  // rank (the trace draws them as flow arrows).
+  std::vector<std::pair<int32_t, int32_t>> transfer_consumer;
 
   int32_t op_count() const { return static_cast<int32_t>(stream.size()); }
   int32_t rank_of_stream(int32_t s) const { return s / kStreamsPerRank; }
@@ -77,6 +95,8 @@ struct OpGraph {
   }
 };
 
+OpGraph build_op_graph(const Program& program, const StagePrices& prices);
+// Every stage at the same price, no gradient sync.
 OpGraph build_op_graph(const Program& program, const PhasePrices& prices);
 
 }  // namespace mhcsim::sim

@@ -17,10 +17,15 @@ struct Simulation {
   StepStats stats;
 };
 
+Simulation simulate(const ScheduleSpec& spec, const StagePrices& prices);
+// Every stage at the same price, no gradient sync (the idealised pipeline of the formulas).
 Simulation simulate(const ScheduleSpec& spec, const PhasePrices& prices);
 
-// Prices one chunk of cost::layers_per_chunk(scenario) layers with cost::chunk_cost and
-// simulates the scenario's schedule.
+// The prices `step` uses (cost::step_estimate): the middle chunk for every stage but the last,
+// the last chunk (remaining layers + LM head) there, parallel.overlap of each all-to-all
+// hidden, and the exposed DP gradient sync. A serving scenario prices every stage with
+// cost::chunk_cost of its workload and has no gradient sync.
+StagePrices stage_prices(const Scenario& scenario);
 Simulation simulate(const Scenario& scenario);
 
 }  // namespace mhcsim::sim

@@ -1,0 +1,146 @@
+// The simulator priced like `step` (issue 15): every stage at its own price (the last one
+// carries the LM head), parallel.overlap of each all-to-all hidden, the exposed DP gradient
+// sync; the terms of step_terms.h adding up on every rank; and the shipped training scenarios
+// against the analytic step, within 5% / 10% or with the difference attributed to the
+// simulator's refinements (versus_step.h).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "mhcsim/cost/step.h"
+#include "mhcsim/scenarios/load.h"
+#include "mhcsim/sim/versus_step.h"
+#include "sim_checks.h"
+
+using namespace mhcsim;
+using namespace mhcsim::sim;
+using Catch::Matchers::WithinAbs;
+using Catch::Matchers::WithinRel;
+
+namespace {
+
+Scenario shipped(const std::string& name, const std::vector<scenarios::Override>& o = {}) {
+  return scenarios::load_scenario(std::string(MHCSIM_SOURCE_DIR) + "/scenarios/" + name, o);
+}
+
+double compute_seconds(const PhasePrices& p) {
+  return p.forward_seconds() + p.backward_input_seconds() + p.backward_weight_seconds();
+}
+
+// What rank r computes in a step: every unit it runs, at its stage's price (no overlap among
+// compute ops when every price is one compute piece).
+double expected_compute(const Layout& l, const StagePrices& p, int32_t rank) {
+  double sum = 0;
+  for (int32_t mb = 0; mb < l.micro_batches; ++mb)
+    for (int32_t hop = 0; hop < l.hops; ++hop)
+      if (l.rank_of(mb, hop) == rank) sum += compute_seconds(p.of_stage(hop, l.hops));
+  return sum;
+}
+
+void check_terms_add_up(const Simulation& s) {
+  for (const auto& r : s.stats.ranks) {
+    INFO("rank " << r.rank);
+    CHECK_THAT(r.terms().step_seconds(), WithinRel(s.stats.step_seconds, 1e-9));
+    CHECK(r.bubble_seconds >= 0);
+  }
+  const auto& pacing = s.stats.ranks[static_cast<size_t>(s.stats.pacing_rank)];
+  for (const auto& r : s.stats.ranks) CHECK(pacing.bubble_seconds <= r.bubble_seconds);
+  CHECK(s.stats.bubble_seconds == pacing.bubble_seconds);
+}
+
+}  // namespace
+
+TEST_CASE("the last stage runs at its own price on the rank(s) that hold it") {
+  const auto kind = GENERATE(Schedule::OneF1B, Schedule::ZB1P, Schedule::Interleaved1F1B,
+                             Schedule::DualPipe, Schedule::DualPipeV);
+  const int32_t p = GENERATE(2, 4);
+  INFO(to_string(kind) << " pp " << p);
+  StagePrices prices = uniform_stages(uniform_prices(1.0, 1.0, 1.0));
+  prices.last_chunk = uniform_prices(1.5, 1.25, 0.5);  // LM head: heavier F, lighter W
+  prices.chunk.activation_bytes = 1;
+  prices.last_chunk.activation_bytes = 7;
+  const auto s = simulate(test::make_spec(kind, p, 4 * p, 2), prices);
+  test::check_invariants(s);
+  check_terms_add_up(s);
+  const Layout& l = s.graph.layout;
+  // 1F1B / ZB1P / interleaved: the last rank; DualPipe: the last rank for the first half of
+  // the micro-batches, rank 0 for the second (one direction each); DualPipeV: rank 0.
+  CHECK(l.rank_of(0, l.hops - 1) == (kind == Schedule::DualPipeV ? 0 : p - 1));
+  if (kind == Schedule::DualPipe) CHECK(l.rank_of(l.micro_batches - 1, l.hops - 1) == 0);
+  for (const auto& r : s.stats.ranks) {
+    INFO("rank " << r.rank);
+    CHECK_THAT(r.compute_busy_seconds, WithinRel(expected_compute(l, prices, r.rank), 1e-12));
+    // 1 byte per chunk activation, 7 for the last stage's
+    const bool holds_last = l.rank_of(0, l.hops - 1) == r.rank || l.rank_of(l.micro_batches - 1, l.hops - 1) == r.rank;
+    if (holds_last)
+      CHECK(r.peak_activation_bytes > static_cast<double>(r.peak_activation_chunks));
+    else
+      CHECK(r.peak_activation_bytes == static_cast<double>(r.peak_activation_chunks));
+  }
+}
+
+TEST_CASE("the exposed DP gradient sync closes the step on every rank") {
+  const auto spec = test::make_spec(Schedule::OneF1B, 4, 8);
+  const auto plain = simulate(spec, uniform_prices(1.0, 1.0, 1.0));
+  StagePrices prices = uniform_stages(uniform_prices(1.0, 1.0, 1.0));
+  prices.grad_sync_seconds = 0.5;
+  const auto s = simulate(spec, prices);
+  test::check_invariants(s);
+  check_terms_add_up(s);
+  CHECK(s.stats.step_seconds == plain.stats.step_seconds + 0.5);  // after rank 0's last B
+  for (const auto& r : s.stats.ranks) CHECK(r.grad_sync_seconds == 0.5);
+  CHECK(s.stats.bubble_seconds == plain.stats.bubble_seconds);    // table: (PP-1)(F+B)
+}
+
+TEST_CASE("shipped training scenarios: simulate agrees with step, or the rows say which refinement differs") {
+  const std::string name = GENERATE("deepseek_v3_train.toml", "mhc_27b_h100.toml", "llama3_70b_gqa.toml");
+  const auto s = shipped(name);
+  const auto sim = simulate(s);
+  test::check_invariants(sim);
+  check_terms_add_up(sim);
+  const auto v = versus_step(s, sim);
+  REQUIRE(v.rows.size() == static_cast<size_t>(kRefinements));
+  INFO(name << ": simulated " << v.simulated().step_seconds() << " s vs analytic " << v.analytic.step_seconds()
+            << " s; bubble " << v.simulated().bubble_seconds << " vs " << v.analytic.bubble_seconds);
+  CHECK(v.simulated().step_seconds() == sim.stats.step_seconds);
+  CHECK_THAT(v.analytic.step_seconds(), WithinRel(cost::step_estimate(s).step_seconds, 1e-12));
+  if (v.within_bounds()) return;
+  // Outside 5% / 10%: under the analytic model's assumptions the simulator must reproduce
+  // step (the same compute, exposure and gradient sync; the schedule's own bubble, within 10%
+  // or, for a bubble of a few percent of the step, within 0.5% of the step: DualPipe's
+  // timeline meets the README formula at F = B_input = W, not at every ratio), so that the rest of
+  // the difference is the refinements the table names, each with its share.
+  const auto& base = v.rows.front().terms;
+  CHECK_THAT(base.step_seconds(), WithinRel(v.analytic.step_seconds(), 0.01));
+  CHECK_THAT(base.compute_seconds, WithinRel(v.analytic.compute_seconds, 1e-3));
+  CHECK_THAT(base.exposed_comm_seconds, WithinAbs(v.analytic.exposed_comm_seconds, 0.01 * v.analytic.step_seconds()));
+  CHECK_THAT(base.grad_sync_seconds, WithinRel(v.analytic.grad_sync_seconds, 1e-9));
+  CHECK(std::abs(base.bubble_seconds - v.analytic.bubble_seconds) <=
+        std::max(kBubbleTolerance * v.analytic.bubble_seconds, 0.005 * v.analytic.step_seconds()));
+}
+
+TEST_CASE("parallel.overlap moves the simulated step as it moves step") {
+  const std::string name = GENERATE("deepseek_v3_train.toml", "mhc_27b_h100.toml", "llama3_70b_gqa.toml");
+  auto at = [&](const char* overlap) {
+    const auto s = shipped(name, {{"parallel.overlap", overlap}});
+    const auto sim = simulate(s);
+    return versus_step(s, sim);
+  };
+  const auto none = at("0"), all = at("1");
+  const double analytic = none.analytic.step_seconds() - all.analytic.step_seconds();
+  const double simulated = none.simulated().step_seconds() - all.simulated().step_seconds();
+  INFO(name << ": step moves " << analytic << " s, simulate " << simulated << " s");
+  REQUIRE(analytic > 0);
+  // With the stages priced apart but free transfers and no piece-by-piece hiding, the same
+  // move: the serialised share and the gradient sync follow the parameter exactly.
+  const auto stages = static_cast<size_t>(Refinement::UnevenStages);
+  CHECK_THAT(none.rows[stages].terms.step_seconds() - all.rows[stages].terms.step_seconds(),
+             WithinRel(analytic, 0.02));
+  // The full model moves the same way, by 70% to 130% of it: at overlap 1 the formula hides
+  // every all-to-all, the simulator not those of DualPipe's single F and B slots (warm-up and
+  // cool-down have no partner chunk) nor what outlasts the partner's compute piece.
+  CHECK(simulated > 0.7 * analytic);
+  CHECK(simulated < 1.3 * analytic);
+}
