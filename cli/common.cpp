@@ -1,12 +1,68 @@
 #include "common.h"
 
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
 #include <memory>
 
 #include "mhcsim/calib/attach.h"
 #include "mhcsim/error.h"
 #include "mhcsim/scenarios/load.h"
+#include "mhcsim/sim/schedule.h"
+#include "mhcsim/sweep/feasibility.h"
 
 namespace mhcsim::cli {
+
+CLI::Validator path_flag(const char* expected) {
+  return {[expected](std::string& text) { return text.empty() ? fmt::format("empty path (expected {})", expected) : ""; },
+          ""};
+}
+
+CLI::Validator int_flag(int64_t lo, int64_t hi) {
+  return {[lo, hi](std::string& text) -> std::string {
+            const std::string expected = fmt::format("integer in [{}, {}]", lo, hi);
+            int64_t v = 0;
+            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+            if (end != text.data() + text.size() || (ec != std::errc() && ec != std::errc::result_out_of_range))
+              return fmt::format("{:?} is not an integer (expected {})", text, expected);
+            if (ec != std::errc() || v < lo || v > hi) return fmt::format("{} is out of range (expected {})", text, expected);
+            return "";
+          },
+          ""};
+}
+
+CLI::Validator number_flag(double lo, double hi) {
+  return {[lo, hi](std::string& text) -> std::string {
+            const std::string expected = fmt::format("number in [{}, {}]", lo, hi);
+            double v = 0;
+            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+            if (end != text.data() + text.size() || (ec != std::errc() && ec != std::errc::result_out_of_range))
+              return fmt::format("{:?} is not a number (expected {})", text, expected);
+            if (!std::isfinite(v)) return fmt::format("{} is not a finite number (expected {})", text, expected);
+            // An underflow (1e-400) is out of range too: from_chars flags it and returns 0.
+            if (ec != std::errc() || v < lo || v > hi) return fmt::format("{} is out of range (expected {})", text, expected);
+            return "";
+          },
+          ""};
+}
+
+CLI::Validator key_flag(const std::string& key) {
+  return {[key](std::string& text) { return scenarios::key_value_problem(key, text); }, ""};
+}
+
+void add_sim_budget_option(CLI::App& cmd, int64_t& max_sim_ops) {
+  cmd.add_option("--max-sim-ops", max_sim_ops,
+                 fmt::format("Largest simulation run, in ops (about {} bytes each); bigger ones are refused "
+                             "before they start",
+                             sim::kBytesPerSimOp))
+      ->check(int_flag(1, sim::kMaxSimOps))
+      ->capture_default_str();
+}
+
+void require_fits(const Scenario& s) {
+  if (auto reason = sweep::capacity(s).infeasible_reason; !reason.empty()) throw InfeasibleError(std::move(reason));
+}
 
 void add_output_options(CLI::App& cmd, OutputOptions& out) {
   cmd.add_flag("--json", out.json, "Machine-readable JSON on stdout instead of tables");
@@ -14,12 +70,14 @@ void add_output_options(CLI::App& cmd, OutputOptions& out) {
 
 void add_scenario_options(CLI::App& cmd, ScenarioOptions& opts) {
   cmd.add_option("-s,--scenario", opts.scenario_path,
-                 "Scenario TOML file (default: the shipped default scenario)");
+                 "Scenario TOML file (default: the shipped default scenario)")
+      ->check(path_flag());
   cmd.add_option("--set", opts.overrides,
                  "Override a scenario key, e.g. --set parallel.pp=8 (repeatable)")
       ->type_name("KEY=VALUE");
   cmd.add_option("--calibration", opts.calibration_path,
-                 "Calibration profile JSON (overrides the scenario's calibration.profile)");
+                 "Calibration profile JSON (overrides the scenario's calibration.profile)")
+      ->check(path_flag());
 }
 
 std::vector<scenarios::Override> scenario_overrides(const ScenarioOptions& opts) {

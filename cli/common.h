@@ -27,6 +27,24 @@ struct ScenarioOptions {
   std::string calibration_path;        // --calibration profile.json (overrides the scenario's)
 };
 
+// Flag checks for CLI11's ->check(), with the messages scenario keys give ("0 is out of range
+// (expected integer in [1, 4294967296])"), so a flag is held to the same rules as a key.
+CLI::Validator path_flag(const char* expected = "a file name");  // a path: not empty
+CLI::Validator int_flag(int64_t lo, int64_t hi);   // an integer in [lo, hi]
+CLI::Validator number_flag(double lo, double hi);  // a finite number in [lo, hi]
+// A flag that stands for a scenario key (kv --context for workload.context_len): the key's own
+// type, range and message (scenarios::key_value_problem).
+CLI::Validator key_flag(const std::string& key);
+
+// --max-sim-ops, for the verbs that run the simulator (sim::check_op_budget).
+void add_sim_budget_option(CLI::App& cmd, int64_t& max_sim_ops);
+
+// Prints nothing when the scenario fits its GPUs (sweep::capacity); otherwise throws
+// InfeasibleError with the reason, which main prints as one line before exiting with
+// kExitInfeasible. Verbs call it after printing their result: it stays useful (what the
+// configuration would cost), the exit code says it cannot run.
+void require_fits(const Scenario& s);
+
 void add_output_options(CLI::App& cmd, OutputOptions& out);
 void add_scenario_options(CLI::App& cmd, ScenarioOptions& opts);
 

@@ -4,10 +4,27 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <string>
 
 #include "mhcsim/error.h"
 #include "mhcsim/version.h"
 #include "verbs.h"
+
+namespace {
+
+// CLI11 answers a word that is no verb with "A subcommand is required": say which word, and
+// what the verbs are. Empty when argv[1] is a verb or an option.
+std::string unknown_verb(CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return "";
+  std::string verbs;
+  for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    if (sub->check_name(argv[1])) return "";
+    verbs += (verbs.empty() ? "" : ", ") + sub->get_name();
+  }
+  return fmt::format("{:?} is not a verb (expected one of {}; mhcsim --help says what each does)", argv[1], verbs);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"mhcsim: performance model and simulator for DeepSeek-style LLM training and "
@@ -15,6 +32,9 @@ int main(int argc, char** argv) {
                "mhcsim"};
   app.set_version_flag("--version", std::string("mhcsim ") + mhcsim::kVersion);
   app.require_subcommand(1);
+  app.footer("Exit codes: 0 done; 1 a failure while running (e.g. disk full); 2 bad input (one line: "
+             "file:line: key: what is wrong); 3 the configuration does not fit its GPUs (step, memory, "
+             "simulate and report print the result, then `does not fit: <why>` on stderr).");
   app.fallthrough();
 
   mhcsim::cli::setup_hw(app);
@@ -33,6 +53,10 @@ int main(int argc, char** argv) {
   mhcsim::cli::setup_validate(app);
   mhcsim::cli::setup_serve(app);
 
+  if (const std::string unknown = unknown_verb(app, argc, argv); !unknown.empty()) {
+    std::cerr << "mhcsim: " << unknown << "\n";
+    return mhcsim::kExitInputError;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -42,6 +66,9 @@ int main(int argc, char** argv) {
   } catch (const mhcsim::InputError& e) {
     std::cerr << "mhcsim: " << e.what() << "\n";
     return mhcsim::kExitInputError;
+  } catch (const mhcsim::InfeasibleError& e) {
+    std::cerr << "mhcsim: does not fit: " << e.what() << "\n";
+    return mhcsim::kExitInfeasible;
   } catch (const std::exception& e) {
     std::cerr << "mhcsim: error: " << e.what() << "\n";
     return 1;

@@ -42,7 +42,7 @@ void setup_a2a(CLI::App& app) {
     print_quantities(json, "MoE all-to-all: " + s.name, q);
   });
   cmd->add_option("--tokens", *tokens_option, "Tokens per GPU per MoE layer (default: one micro-batch or the decode batch)")
-      ->check(CLI::PositiveNumber);
+      ->check(int_flag(1, int64_t{1} << 32));  // the range of workload.seq_len and context_len
 }
 
 }  // namespace mhcsim::cli

@@ -80,12 +80,15 @@ void setup_calibrate(CLI::App& app) {
                   "(repeatable)")
       ->check(CLI::ExistingFile);
   cmd->add_option("-o,--output", opts->output, "Profile to write (JSON, written atomically)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(path_flag());
   cmd->add_option("--gpu", opts->gpu, "Catalog GPU key when the driver's GPU name matches none");
   cmd->add_option("--bench-dir", opts->bench_dir,
-                  "Directory holding mhcsim_kernel_bench and mhcsim_nccl_bench (default: this build's kernels/bench)");
+                  "Directory holding mhcsim_kernel_bench and mhcsim_nccl_bench (default: this build's kernels/bench)")
+      ->check(path_flag("a directory name"));
   cmd->add_option("--save-bench", opts->save_bench,
-                  "Where a run keeps its benchmark JSON (default: <output>.bench/)");
+                  "Where a run keeps its benchmark JSON (default: <output>.bench/)")
+      ->check(path_flag("a directory name"));
   cmd->add_flag("--report", opts->report, "Predicted vs measured time and error for every point");
   cmd->add_flag("--check", opts->check,
                 "Exit 1 when the fit misses the target (median error <= 5%, max <= 15%)");

@@ -11,6 +11,7 @@
 #include "common.h"
 #include "mhcsim/error.h"
 #include "mhcsim/reports/table.h"
+#include "mhcsim/sim/schedule.h"
 #include "mhcsim/sim/simulate.h"
 #include "mhcsim/traces/compare.h"
 #include "verbs.h"
@@ -26,6 +27,7 @@ struct CompareOptions {
   std::string patterns;
   double steps = 1;
   int rank = 0;
+  int64_t max_sim_ops = sim::kDefaultMaxSimOps;
   traces::TraceLimits limits;
 };
 
@@ -38,6 +40,7 @@ Side simulated_side(const CompareOptions& o, const traces::ClassPatterns& patter
   if (!o.simulated_trace.empty())
     return {o.simulated_trace, traces::read_kernel_timeline(o.simulated_trace, patterns, o.limits)};
   const Scenario s = load_scenario(o.scn);
+  sim::check_op_budget(sim::schedule_spec_from(s.parallel), o.max_sim_ops);
   return {fmt::format("scenario {} ({})", s.name, s.path), traces::from_simulation(sim::simulate(s))};
 }
 
@@ -65,8 +68,6 @@ void print(const CompareOptions& o, const Side& meas, const Side& simu, const tr
 }
 
 void run(const CompareOptions& o) {
-  if (!(o.steps > 0)) throw InputError("--steps", fmt::format("{} is out of range (expected a number > 0)", o.steps));
-  if (o.rank < 0) throw InputError("--rank", fmt::format("{} is out of range (expected an integer >= 0)", o.rank));
   const auto patterns = o.patterns.empty() ? traces::default_patterns() : traces::load_patterns(o.patterns);
   const Side meas{o.trace, traces::read_kernel_timeline(o.trace, patterns, o.limits)};
   if (meas.timeline.spans.empty())
@@ -85,14 +86,22 @@ void run(const CompareOptions& o) {
 void setup_compare(CLI::App& app) {
   auto opts = std::make_shared<CompareOptions>();
   auto* cmd = app.add_subcommand("compare", "Compare a measured Chrome trace (PyTorch profiler) with the simulated step");
-  cmd->add_option("--trace", opts->trace, "Measured trace: Chrome trace event JSON, optionally gzipped")->required();
+  cmd->add_option("--trace", opts->trace, "Measured trace: Chrome trace event JSON, optionally gzipped")
+      ->required()
+      ->check(path_flag());
   cmd->add_option("--simulated", opts->simulated_trace,
-                  "Compare against this trace instead of simulating the scenario");
+                  "Compare against this trace instead of simulating the scenario")
+      ->check(path_flag());
   cmd->add_option("--patterns", opts->patterns,
-                  "Kernel-name patterns per op class (TOML or JSON) over the defaults");
-  cmd->add_option("--steps", opts->steps, "Training steps the measured trace holds (default 1)");
+                  "Kernel-name patterns per op class (TOML or JSON) over the defaults")
+      ->check(path_flag());
+  // A trace holds whole steps or a part of one; a millionth of a step is a typo, not a profile.
+  cmd->add_option("--steps", opts->steps, "Training steps the measured trace holds (default 1)")
+      ->check(number_flag(1e-3, 1e6));
   cmd->add_option("--rank", opts->rank,
-                  "Simulated pipeline rank of the trace's first GPU (default 0); later GPUs follow");
+                  "Simulated pipeline rank of the trace's first GPU (default 0); later GPUs follow")
+      ->check(int_flag(0, 4095));  // parallel.pp is at most 4096
+  add_sim_budget_option(*cmd, opts->max_sim_ops);
   cmd->add_option("--max-trace-bytes", opts->limits.max_bytes,
                   "Largest trace accepted, in bytes of JSON after decompression (a bound on time)")
       ->check(CLI::Range(uint64_t{1}, std::numeric_limits<uint64_t>::max()))

@@ -68,8 +68,9 @@ void setup_kv(CLI::App& app) {
               << ") and a " << cost::kServeActivationReserveFraction * 100 << "% activation reserve\n";
   });
   cmd->add_option("--context", opts->context, "Tokens per sequence (default: workload.context_len)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--batch", opts->batch, "Sequences (default: workload.batch_seqs)")->check(CLI::PositiveNumber);
+      ->check(key_flag("workload.context_len"));
+  cmd->add_option("--batch", opts->batch, "Sequences (default: workload.batch_seqs)")
+      ->check(key_flag("workload.batch_seqs"));
 }
 
 }  // namespace mhcsim::cli

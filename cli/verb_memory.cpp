@@ -43,6 +43,7 @@ void setup_memory(CLI::App& app) {
                     [](const Scenario& s, bool json) {
                       print_quantities(json, "memory per GPU: " + s.name,
                                        s.workload.mode == WorkloadMode::Train ? training(s) : serving(s));
+                      require_fits(s);
                     });
 }
 

@@ -124,6 +124,7 @@ void setup_simulate(CLI::App& app) {
     ScenarioOptions scn;
     OutputOptions out;
     std::string trace_path;
+    int64_t max_sim_ops = sim::kDefaultMaxSimOps;
   };
   auto opts = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
@@ -131,9 +132,13 @@ void setup_simulate(CLI::App& app) {
   add_scenario_options(*cmd, opts->scn);
   add_output_options(*cmd, opts->out);
   cmd->add_option("--trace", opts->trace_path,
-                  "Write a Chrome trace event JSON of the step (opens in Perfetto; gzip when it ends in .gz)");
+                  "Write a Chrome trace event JSON of the step (opens in Perfetto; gzip when it ends in .gz)")
+      ->check(path_flag());
+  add_sim_budget_option(*cmd, opts->max_sim_ops);
   cmd->callback([opts] {
     const Scenario s = load_scenario(opts->scn);
+    if (!opts->trace_path.empty()) require_output_file(opts->trace_path, true, "--trace");  // before the run
+    sim::check_op_budget(sim::schedule_spec_from(s.parallel), opts->max_sim_ops);
     const auto sim = sim::simulate(s);
     sim::TraceCounts written;
     if (!opts->trace_path.empty()) written = sim::write_chrome_trace_file(sim, opts->trace_path);
@@ -149,7 +154,8 @@ void setup_simulate(CLI::App& app) {
         doc["trace_slices"] = written.slices;
         doc["trace_flows"] = written.flows;
       }
-      return print_json(doc);
+      print_json(doc);
+      return require_fits(s);
     }
     reports::print_quantities(std::cout, fmt::format("simulated step: {} ({})", s.name, s.path), q);
     ranks.print_text(std::cout);
@@ -161,6 +167,7 @@ void setup_simulate(CLI::App& app) {
     if (!opts->trace_path.empty())
       std::cout << fmt::format("# trace written to {}: {} slices, {} flow arrows\n", opts->trace_path,
                                written.slices, written.flows);
+    require_fits(s);
   });
 }
 

@@ -105,9 +105,11 @@ void setup_step(CLI::App& app) {
                         return print_table(json, op_table(s, moe));
                       }
                       if (s.workload.mode == WorkloadMode::Train)
-                        return print_quantities(json, "training step estimate: " + s.name, training(s));
-                      print_quantities(json, std::string(to_string(s.workload.phase)) + " step estimate: " + s.name,
-                                       serving(s));
+                        print_quantities(json, "training step estimate: " + s.name, training(s));
+                      else
+                        print_quantities(json, std::string(to_string(s.workload.phase)) + " step estimate: " + s.name,
+                                         serving(s));
+                      require_fits(s);
                     });
   cmd->add_flag("--ops", ops, "List one layer's operations (GEMM shapes, forward / dgrad / wgrad time, saved activations)");
 }

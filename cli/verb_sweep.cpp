@@ -4,10 +4,10 @@
 
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "common.h"
 #include "mhcsim/error.h"
-#include "mhcsim/reports/output_dir.h"
 #include "mhcsim/scenarios/template.h"
 #include "mhcsim/sweep/evaluators.h"
 #include "mhcsim/sweep/output.h"
@@ -28,18 +28,39 @@ struct SweepOptions {
   bool force = false;
   int64_t top = 0;
   std::string by = "step_time";
+  int64_t max_sim_ops = sim::kDefaultMaxSimOps;
 };
+
+// The base scenario (no axis applied), or the error that makes it invalid.
+struct Base {
+  std::optional<Scenario> scenario;
+  std::optional<InputError> error;
+};
+
+Base instantiate_base(scenarios::ScenarioTemplate& tpl) {
+  try {
+    return {tpl.instantiate(std::vector<int>{}), std::nullopt};
+  } catch (const InputError& e) {
+    return {std::nullopt, e};
+  }
+}
+
+// A base scenario that no point repairs (every point failed for the base's own reason) is bad
+// input, exit 2 with that reason, not a sweep of infeasible points. A base that a swept value
+// repairs (pp=6 in the file, swept over 8 and 16) is fine.
+void require_some_point_beyond_base(const Base& base, const sweep::SweepResult& r) {
+  if (!base.error || r.feasible_count() > 0) return;
+  for (const auto& reason : r.reasons)
+    if (reason != base.error->what()) return;
+  throw *base.error;
+}
 
 // The profile is read once from the base scenario and shared by every point that keeps its
 // path; a point that sweeps calibration.profile reads its own.
-sweep::Evaluator with_calibration(sweep::Evaluator e, scenarios::ScenarioTemplate& tpl) {
-  Scenario base;
-  try {
-    base = tpl.instantiate(std::vector<int>{});
-  } catch (const InputError&) {
-    return e;  // an inconsistent base: its points report why, one by one
-  }
-  if (!base.calibration_path) return e;
+sweep::Evaluator with_calibration(sweep::Evaluator e, const Base& b) {
+  // An inconsistent base: its points report why, one by one.
+  if (!b.scenario || !b.scenario->calibration_path) return e;
+  Scenario base = *b.scenario;
   attach_calibration(base);
   auto inner = e.evaluate;
   e.evaluate = [inner, path = *base.calibration_path, profile = base.calibration](const Scenario& s) {
@@ -61,16 +82,16 @@ void run(const SweepOptions& o) {
   std::vector<sweep::SweepAxis> axes;
   for (const auto& text : o.axes) axes.push_back(sweep::parse_sweep_axis(text));
   const sweep::Grid grid(std::move(axes));
-  if (!o.output_prefix.empty()) {  // fail before the work, not after it
-    reports::require_writable(o.output_prefix + ".csv", o.force);
-    reports::require_writable(o.output_prefix + ".json", o.force);
-  }
-  const auto evaluator = with_calibration(o.simulate ? sweep::simulated_evaluator() : sweep::analytic_evaluator(), tpl);
+  if (!o.output_prefix.empty()) sweep::require_outputs(o.output_prefix, o.force);  // before the work
+  const Base base = instantiate_base(tpl);
+  const auto evaluator = with_calibration(
+      o.simulate ? sweep::simulated_evaluator(o.max_sim_ops) : sweep::analytic_evaluator(), base);
 
   sweep::SweepOptions run_opts{o.jobs, {}};
   if (sweep::progress_wanted())
     run_opts.progress = [](int64_t done, int64_t total) { sweep::draw_progress(std::cerr, done, total); };
   const auto result = sweep::run_sweep(tpl, grid, evaluator, run_opts);
+  require_some_point_beyond_base(base, result);
 
   const nlohmann::json meta = {{"scenario", path.string()},
                                {"overrides", o.scn.overrides},
@@ -113,10 +134,14 @@ void setup_sweep(CLI::App& app) {
       ->type_name("KEY=A,B,C")
       ->required();
   cmd->add_flag("--simulate", opts->simulate, "Run the simulator for every point instead of the analytic model");
-  cmd->add_option("-j,--jobs", opts->jobs, "Worker threads (default: all cores)")->check(CLI::Range(0, 4096));
-  cmd->add_option("-o,--output", opts->output_prefix, "Write PREFIX.csv and PREFIX.json (all points)");
+  cmd->add_option("-j,--jobs", opts->jobs, "Worker threads (default: all cores)")->check(int_flag(0, 4096));
+  cmd->add_option("-o,--output", opts->output_prefix,
+                  "Write PREFIX.csv and PREFIX.json (all points; the JSON, written last, records the CSV's "
+                  "size and hash)")
+      ->check(path_flag("a file prefix, e.g. out/sweep"));
   cmd->add_flag("--force", opts->force, "Replace existing output files");
-  cmd->add_option("--top", opts->top, "Print the K best feasible points")->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+  cmd->add_option("--top", opts->top, "Print the K best feasible points")->check(int_flag(1, int64_t{1} << 40));
+  add_sim_budget_option(*cmd, opts->max_sim_ops);
   cmd->add_option("--by", opts->by, "Metric to rank by for --top (e.g. step_time, tokens_per_second, memory_per_gpu)")
       ->capture_default_str();
   cmd->callback([opts] { run(*opts); });

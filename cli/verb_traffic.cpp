@@ -36,8 +36,9 @@ void setup_traffic(CLI::App& app) {
       const auto b = cost::traffic_bytes(r, c, 1.0, act);
       t.add_row({r.operation, r.read.elements(c), r.write.elements(c), b.read_bytes, b.write_bytes});
     }
-    const double tokens = static_cast<double>(s.parallel.dp * s.parallel.micro_batches *
-                                              s.workload.micro_batch_seqs * s.workload.seq_len);
+    // In double: the product of four in-range integers can pass int64 (2^24 x 2^20 x 2^20 x 2^32).
+    const double tokens = static_cast<double>(s.parallel.dp) * static_cast<double>(s.parallel.micro_batches) *
+                          static_cast<double>(s.workload.micro_batch_seqs) * static_cast<double>(s.workload.seq_len);
     const auto unfused = cost::residual_traffic_per_step(m, s.precision, false, false, tokens);
     const auto fused = cost::residual_traffic_per_step(m, s.precision, true, s.parallel.recompute_mhc, tokens);
     const auto mem = cost::training_memory(s);
@@ -53,7 +54,7 @@ void setup_traffic(CLI::App& app) {
     reports::print_quantities(std::cout, "per step: " + s.name, q);
   });
   cmd->add_option("--n", *n_option, "Expansion rate n (default: model.mhc_n; n > 1 turns a residual model into mHC)")
-      ->check(CLI::PositiveNumber);
+      ->check(key_flag("model.mhc.n"));
 }
 
 }  // namespace mhcsim::cli

@@ -104,10 +104,12 @@ void setup_validate(CLI::App& app) {
                                  "Compare the model with published training runs (scenarios/validation/)");
   cmd->add_option("--dir", opts->dir,
                   "Folder of validation cases, one scenario with a [published] table per *.toml "
-                  "(default: the shipped scenarios/validation)");
+                  "(default: the shipped scenarios/validation)")
+      ->check(path_flag("a directory name"));
   cmd->add_option("--set", opts->overrides, "Override a key in every case, e.g. --set parallel.overlap=0.5")
       ->type_name("KEY=VALUE");
-  cmd->add_option("--calibration", opts->calibration_path, "Calibration profile JSON applied to every case");
+  cmd->add_option("--calibration", opts->calibration_path, "Calibration profile JSON applied to every case")
+      ->check(path_flag());
   cmd->add_option("--check", opts->check,
                   "Exit 1 when median |delta| > MEDIAN % or max |delta| > MAX %")
       ->type_name("MEDIAN,MAX");

@@ -1,43 +1,150 @@
 #include "mhcsim/atomic_write.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <fstream>
+#include <array>
+#include <cerrno>
+#include <ostream>
 #include <stdexcept>
+#include <streambuf>
 #include <system_error>
 
-namespace mhcsim {
+#include "mhcsim/error.h"
+#include "output_paths.h"
 
-void write_file_atomically(const std::filesystem::path& path,
-                           const std::function<void(std::ostream&)>& write) {
-  namespace fs = std::filesystem;
-  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  // `-o out/sweep` on a fresh checkout: make the folder, as the report's output does.
-  std::error_code made;
-  fs::create_directories(dir, made);
-  if (made || !fs::is_directory(dir))
-    throw std::runtime_error(fmt::format("{}: cannot create the output directory{}", dir.string(),
-                                         made ? " (" + made.message() + ")" : ""));
-  const fs::path tmp = dir / fmt::format(".{}.tmp.{}", path.filename().string(), ::getpid());
-  try {
-    {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      if (!out) throw std::runtime_error(fmt::format("{}: cannot create file", tmp.string()));
-      write(out);
-      out.flush();
-      if (!out) throw std::runtime_error(fmt::format("{}: write failed", path.string()));
-    }
-    fs::rename(tmp, path);
-  } catch (...) {
-    std::error_code ignored;
-    fs::remove(tmp, ignored);
-    throw;
+namespace mhcsim {
+namespace fs = std::filesystem;
+
+namespace {
+
+// An ostream buffer over a file descriptor: a stream cannot say why a write failed (errno) or
+// be fsync'ed, this can. It also hashes what passes, for manifests.
+class FdBuf : public std::streambuf {
+ public:
+  explicit FdBuf(int fd) : fd_(fd) { setp(buffer_.data(), buffer_.data() + buffer_.size()); }
+  int error() const { return error_; }
+  const WrittenFile& written() const { return written_; }
+
+ protected:
+  int_type overflow(int_type ch) override {
+    if (!drain()) return traits_type::eof();
+    if (traits_type::eq_int_type(ch, traits_type::eof())) return traits_type::not_eof(ch);
+    *pptr() = traits_type::to_char_type(ch);
+    pbump(1);
+    return ch;
   }
+  int sync() override { return drain() ? 0 : -1; }
+
+ private:
+  bool drain() {
+    for (const char* p = pbase(); p < pptr();) {
+      const ssize_t n = ::write(fd_, p, static_cast<size_t>(pptr() - p));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        error_ = n < 0 ? errno : EIO;
+        return false;
+      }
+      hash(p, static_cast<size_t>(n));
+      p += n;
+    }
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+    return true;
+  }
+  void hash(const char* p, size_t n) {
+    constexpr uint64_t kPrime = 0x100000001b3;
+    for (size_t i = 0; i < n; ++i) written_.fnv1a64 = (written_.fnv1a64 ^ static_cast<unsigned char>(p[i])) * kPrime;
+    written_.bytes += n;
+  }
+
+  int fd_;
+  int error_ = 0;
+  WrittenFile written_{0, 0xcbf29ce484222325};  // FNV-1a offset basis
+  std::array<char, 1 << 16> buffer_;
+};
+
+struct Fd {
+  int fd;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// Writes `write`'s output to `temp` and flushes it to disk. Errors name `target`: the temp
+// file is an implementation detail the user never chose.
+WrittenFile write_temp(const fs::path& target, const fs::path& temp, const WriteFn& write) {
+  Fd f{::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666)};
+  if (f.fd < 0) detail::path_error(target, "cannot create", errno);
+  FdBuf buf(f.fd);
+  std::ostream out(&buf);
+  write(out);
+  out.flush();
+  const auto fail = [&](int err) {
+    throw std::runtime_error(
+        fmt::format("{}: cannot write ({})", target.string(), std::generic_category().message(err)));
+  };
+  if (buf.error() || !out) fail(buf.error() ? buf.error() : EIO);
+  if (::fsync(f.fd) != 0) fail(errno);
+  const int fd = f.fd;
+  f.fd = -1;
+  if (::close(fd) != 0) fail(errno);
+  return buf.written();
 }
 
-void write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
-  write_file_atomically(path, [&](std::ostream& out) { out.write(contents.data(), static_cast<std::streamsize>(contents.size())); });
+}  // namespace
+
+void require_output_file(const fs::path& path, bool replace, const char* option) {
+  if (path.empty()) throw InputError(option, "empty path (expected a file name)");
+  if (!path.has_filename() || path.filename() == "." || path.filename() == "..")
+    throw InputError(option, fmt::format("'{}' names a directory (expected a file name)", path.string()));
+  std::error_code ec;
+  // The rename replaces what is there: a regular file or a symbolic link is fine, a device, a
+  // FIFO or a directory is not (`-o /dev/null` must not replace the device node).
+  const auto type = fs::symlink_status(path, ec).type();
+  if (type != fs::file_type::regular && type != fs::file_type::symlink && type != fs::file_type::not_found &&
+      type != fs::file_type::none)
+    throw InputError(option, fmt::format("'{}' is {} (expected a regular file to write)", path.string(),
+                                         detail::type_name(type)));
+  if (!replace && type != fs::file_type::not_found && type != fs::file_type::none)
+    throw InputError(option, fmt::format("'{}' exists (use --force to replace it)", path.string()));
+}
+
+OutputBatch::~OutputBatch() {
+  std::error_code ignored;
+  for (const auto& p : pending_) fs::remove(p.temp, ignored);
+}
+
+WrittenFile OutputBatch::add(const fs::path& path, const WriteFn& write) {
+  // Checked here too, not only by the CLI: a rename onto /dev/null would replace the device.
+  require_output_file(path, true, "");
+  detail::make_folder(path);
+  detail::clean_stale(path);
+  pending_.push_back({path, detail::sibling(path, "tmp")});
+  return write_temp(path, pending_.back().temp, write);
+}
+
+void OutputBatch::commit() {
+  for (const auto& p : pending_) {
+    detail::fault_point(p.target);
+    std::error_code ec;
+    fs::rename(p.temp, p.target, ec);
+    if (ec) detail::path_error(p.target, "cannot replace", ec.value());
+    detail::sync_directory(detail::output_folder(p.target));
+  }
+  pending_.clear();
+}
+
+WrittenFile write_file_atomically(const fs::path& path, const WriteFn& write) {
+  OutputBatch batch;
+  const WrittenFile w = batch.add(path, write);
+  batch.commit();
+  return w;
+}
+
+WrittenFile write_file_atomically(const fs::path& path, std::string_view contents) {
+  return write_file_atomically(
+      path, [&](std::ostream& out) { out.write(contents.data(), static_cast<std::streamsize>(contents.size())); });
 }
 
 }  // namespace mhcsim

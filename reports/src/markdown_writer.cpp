@@ -5,7 +5,6 @@
 #include "document_text.h"
 #include "mhcsim/atomic_write.h"
 #include "mhcsim/reports/document.h"
-#include "mhcsim/reports/output_dir.h"
 
 namespace mhcsim::reports {
 namespace {
@@ -46,6 +45,22 @@ struct MarkdownBlock {
   }
 };
 
+// A report written before reports carried kOutputMarker: report.html, report.md and a
+// figures/ folder of .svg files, nothing else. Only such a folder may be replaced unmarked.
+bool unmarked_report(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_regular_file(dir / "report.html", ec)) return false;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const auto name = it->path().filename();
+    if (name == "report.html" || name == "report.md") continue;
+    if (name != "figures" || !it->is_directory(ec)) return false;
+    for (fs::directory_iterator f(it->path(), ec); !ec && f != end; f.increment(ec))
+      if (f->path().extension() != ".svg" || !f->is_regular_file(ec)) return false;
+  }
+  return !ec;
+}
+
 }  // namespace
 
 std::string to_markdown(const Document& doc, const std::string& figure_dir) {
@@ -59,6 +74,10 @@ std::string to_markdown(const Document& doc, const std::string& figure_dir) {
   return out;
 }
 
+void require_report_directory(const std::filesystem::path& dir, bool force) {
+  require_output_directory(dir, force, "-o", unmarked_report);
+}
+
 void write_report(const Document& doc, const std::filesystem::path& dir, bool force) {
   const std::string html = to_html(doc), markdown = to_markdown(doc, "figures");
   write_directory_atomically(dir, force, [&](const std::filesystem::path& tmp) {
@@ -70,7 +89,7 @@ void write_report(const Document& doc, const std::filesystem::path& dir, bool fo
         if (const auto* f = std::get_if<Figure>(&b))
           write_file_atomically(tmp / "figures" / (f->name + ".svg"),
                                 "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + f->svg);
-  });
+  }, unmarked_report);
 }
 
 }  // namespace mhcsim::reports

@@ -106,18 +106,27 @@ void check_model_split(const Scenario& s, const Checker& c) {
     c.require(p.pp % 2 == 0, "parallel.pp", fmt::format("DualPipe needs an even number of ranks (got PP {})", p.pp));
 }
 
+// What to blame when the GPUs do not split: the parallel degree the user just changed with
+// --set (`--set parallel.pp=6` over a file's 2048 GPUs), else the GPU count.
+std::string gpu_split_key(const Checker& c) {
+  if (c.keys.at("hardware.gpus").file != "--set")
+    for (const char* key : {"parallel.pp", "parallel.tp", "parallel.cp", "parallel.dp"})
+      if (c.keys.has(key) && c.keys.at(key).file == "--set") return key;
+  return "hardware.gpus";
+}
+
 // hardware.gpus = TP x CP x PP x DP; DP is derived when only the GPU count is given.
 void derive_dp(Scenario& s, const Checker& c) {
   auto& p = s.parallel;
   if (s.hardware.gpus > 0 && !c.keys.has("parallel.dp")) {
-    c.require(s.hardware.gpus % (p.tp * p.cp * p.pp) == 0, "hardware.gpus",
+    c.require(s.hardware.gpus % (p.tp * p.cp * p.pp) == 0, gpu_split_key(c),
               fmt::format("{} GPUs do not split into TP {} x CP {} x PP {}", s.hardware.gpus, p.tp,
                           p.cp, p.pp));
     p.dp = s.hardware.gpus / (p.tp * p.cp * p.pp);
   } else if (s.hardware.gpus == 0) {
     s.hardware.gpus = p.world_size();
   }
-  c.require(s.hardware.gpus == p.world_size(), "hardware.gpus",
+  c.require(s.hardware.gpus == p.world_size(), gpu_split_key(c),
             fmt::format("{} GPUs != TP {} x CP {} x PP {} x DP {} = {}", s.hardware.gpus, p.tp, p.cp,
                         p.pp, p.dp, p.world_size()));
 }

@@ -59,7 +59,7 @@ double finite_number(const Field<T>& f, const toml::node& node, const SourceLoca
   if (!v) throw InputError(f.key, type_error(f, node), where);
   if (!std::isfinite(*v))
     throw InputError(f.key, fmt::format("{} is not a finite number (expected {})", *v, f.expected), where);
-  return *v;
+  return *v + 0.0;  // -0.0 + 0.0 is +0.0: a `-0.0` in the file must not print as -0.0 GPU-hours
 }
 
 template <class T>

@@ -45,6 +45,9 @@ Scenario build(toml::table root, const std::string& file, const std::vector<Over
 }  // namespace
 
 Override parse_override(const std::string& text) {
+  // TOML would read the part after a line break as a second key and drop it unchecked.
+  if (text.find_first_of("\r\n") != std::string::npos)
+    throw InputError("--set", fmt::format("{:?} holds a line break (expected one key=value per --set)", text));
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0)
     throw InputError("--set", fmt::format("'{}' is not key=value (e.g. parallel.pp=8)", text));

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "mhcsim/error.h"
+#include "mhcsim/sim/schedule.h"
 #include "mhcsim/version.h"
 #include "report_parts.h"
 
@@ -22,7 +23,7 @@ std::optional<Scenario> variant(scenarios::ScenarioTemplate& tpl, const Scenario
 
 }  // namespace detail
 
-reports::Document capacity_report(const Scenario& s, scenarios::ScenarioTemplate& tpl) {
+reports::Document capacity_report(const Scenario& s, scenarios::ScenarioTemplate& tpl, int64_t max_sim_ops) {
   using namespace detail;
   reports::Document doc;
   doc.title = fmt::format("Capacity plan: {}", s.name);
@@ -31,8 +32,9 @@ reports::Document capacity_report(const Scenario& s, scenarios::ScenarioTemplate
   doc.sections.push_back(summary_section(s));
   doc.sections.push_back(memory_section(s));
   if (s.workload.mode == WorkloadMode::Train) {
+    sim::check_op_budget(sim::schedule_spec_from(s.parallel), max_sim_ops);  // before step_section simulates
     doc.sections.push_back(step_section(s));
-    doc.sections.push_back(pipeline_section(s, tpl));
+    doc.sections.push_back(pipeline_section(s, tpl, max_sim_ops));
   }
   doc.sections.push_back(kv_section(s));
   doc.sections.push_back(mhc_section(s, tpl));

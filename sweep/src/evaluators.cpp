@@ -1,14 +1,11 @@
 #include "mhcsim/sweep/evaluators.h"
 
-#include <fmt/format.h>
-
 #include <cmath>
 
-#include "mhcsim/cost/kv_cache.h"
-#include "mhcsim/cost/memory.h"
 #include "mhcsim/cost/serve.h"
 #include "mhcsim/cost/step.h"
 #include "mhcsim/sim/simulate.h"
+#include "mhcsim/sweep/feasibility.h"
 #include "mhcsim/units.h"
 
 namespace mhcsim::sweep {
@@ -26,24 +23,13 @@ std::vector<Metric> metrics() {
           {{"kv_sequences_per_gpu", "KV seqs/GPU", 0}, true}};
 }
 
-// Memory and, for serving, the KV fit: everything both evaluators share. Sets the reason
-// when the point cannot run.
+// Memory and, for serving, the KV fit: everything both evaluators share, from the verdict
+// the single-scenario verbs give too (feasibility.h).
 void check_capacity(const Scenario& s, Evaluation& e) {
-  if (s.workload.mode == WorkloadMode::Serve) {
-    const auto fit = cost::kv_fit(s, s.workload.context_len);
-    e.values[kSequences] = static_cast<double>(fit.sequences);
-    e.values[kMemory] = fit.weight_bytes + fit.reserve_bytes +
-                        static_cast<double>(s.workload.batch_seqs) * fit.bytes_per_sequence;
-    if (fit.sequences < s.workload.batch_seqs)
-      e.infeasible_reason = fmt::format("KV cache: {} sequences of {} tokens fit per GPU, batch needs {}",
-                                        fit.sequences, s.workload.context_len, s.workload.batch_seqs);
-    return;
-  }
-  const auto mem = cost::training_memory(s);
-  e.values[kMemory] = mem.total_bytes();
-  if (!mem.fits())
-    e.infeasible_reason = fmt::format("out of memory: {:.1f} GiB per GPU > {:.1f} GiB HBM",
-                                      mem.total_bytes() / kGiB, mem.hbm_bytes / kGiB);
+  Capacity c = capacity(s);
+  e.values[kMemory] = c.memory_per_gpu_bytes;
+  if (c.kv_sequences_per_gpu) e.values[kSequences] = static_cast<double>(*c.kv_sequences_per_gpu);
+  e.infeasible_reason = std::move(c.infeasible_reason);
 }
 
 Evaluation start(const Scenario& s) {
@@ -77,10 +63,11 @@ Evaluator analytic_evaluator() {
           }};
 }
 
-Evaluator simulated_evaluator() {
-  return {"simulate", metrics(), [](const Scenario& s) {
+Evaluator simulated_evaluator(int64_t max_sim_ops) {
+  return {"simulate", metrics(), [max_sim_ops](const Scenario& s) {
             Evaluation e = start(s);
             if (s.workload.mode != WorkloadMode::Train) return e;
+            sim::check_op_budget(sim::schedule_spec_from(s.parallel), max_sim_ops);
             // The simulated pipeline (busy + bubble) replaces the formula's; the DP sync stays.
             // Throughput, MFU and GPU-hours are per unit of step time, so they scale with it.
             auto est = cost::step_estimate(s);

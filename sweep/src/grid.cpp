@@ -9,6 +9,8 @@
 namespace mhcsim::sweep {
 
 SweepAxis parse_sweep_axis(const std::string& text) {
+  if (text.find_first_of("\r\n") != std::string::npos)  // TOML would read a second key
+    throw InputError("--sweep", fmt::format("{:?} holds a line break (expected one key=a,b,c per --sweep)", text));
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0)
     throw InputError("--sweep", fmt::format("'{}' is not key=a,b,c (e.g. parallel.pp=8,16,32)", text));

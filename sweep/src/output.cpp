@@ -1,9 +1,11 @@
 #include "mhcsim/sweep/output.h"
 
+#include <fmt/format.h>
+
 #include <ostream>
 
 #include "mhcsim/atomic_write.h"
-#include "mhcsim/reports/output_dir.h"
+#include "mhcsim/error.h"
 
 namespace mhcsim::sweep {
 namespace {
@@ -41,13 +43,33 @@ void write_json(const SweepResult& r, const nlohmann::json& meta, std::ostream& 
   out << "\n]}\n";
 }
 
+void require_outputs(const std::string& prefix, bool force) {
+  const char* expected = "expected a file prefix such as out/sweep: sweep writes PREFIX.csv and PREFIX.json";
+  if (prefix.empty()) throw InputError("-o", fmt::format("empty path ({})", expected));
+  const std::filesystem::path p(prefix);
+  if (!p.has_filename() || p.filename() == "." || p.filename() == "..")
+    throw InputError("-o", fmt::format("'{}' names a directory ({})", prefix, expected));
+  std::error_code ec;
+  const auto type = std::filesystem::status(p, ec).type();
+  if (type != std::filesystem::file_type::not_found && type != std::filesystem::file_type::none &&
+      type != std::filesystem::file_type::regular && type != std::filesystem::file_type::directory)
+    throw InputError("-o", fmt::format("'{}' is a device or other special file ({})", prefix, expected));
+  require_output_file(prefix + ".csv", force);
+  require_output_file(prefix + ".json", force);
+}
+
 void write_outputs(const SweepResult& r, const nlohmann::json& meta, const std::string& prefix,
                    bool force) {
+  require_outputs(prefix, force);
   const std::filesystem::path csv = prefix + ".csv", json = prefix + ".json";
-  reports::require_writable(csv, force);
-  reports::require_writable(json, force);
-  write_file_atomically(csv, [&](std::ostream& out) { write_csv(r, out); });
-  write_file_atomically(json, [&](std::ostream& out) { write_json(r, meta, out); });
+  OutputBatch batch;
+  const WrittenFile csv_written = batch.add(csv, [&](std::ostream& out) { write_csv(r, out); });
+  nlohmann::json manifest = meta;
+  manifest["csv"] = {{"file", csv.filename().string()},
+                     {"bytes", csv_written.bytes},
+                     {"fnv1a64", fmt::format("{:016x}", csv_written.fnv1a64)}};
+  batch.add(json, [&](std::ostream& out) { write_json(r, manifest, out); });
+  batch.commit();
 }
 
 }  // namespace mhcsim::sweep

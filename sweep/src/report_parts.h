@@ -16,7 +16,8 @@ std::optional<Scenario> variant(scenarios::ScenarioTemplate& tpl, const Scenario
 reports::Section summary_section(const Scenario& s);
 reports::Section memory_section(const Scenario& s);
 reports::Section step_section(const Scenario& s);
-reports::Section pipeline_section(const Scenario& s, scenarios::ScenarioTemplate& tpl);
+// Simulated variants larger than `max_sim_ops` (sim::check_op_budget) are left out.
+reports::Section pipeline_section(const Scenario& s, scenarios::ScenarioTemplate& tpl, int64_t max_sim_ops);
 reports::Section kv_section(const Scenario& s);
 reports::Section mhc_section(const Scenario& s, scenarios::ScenarioTemplate& tpl);
 reports::Section cost_section(const Scenario& s);

@@ -16,6 +16,11 @@ namespace {
 constexpr Schedule kSchedules[] = {Schedule::OneF1B, Schedule::Interleaved1F1B, Schedule::ZB1P,
                                    Schedule::DualPipe, Schedule::DualPipeV};
 
+// A variant the report may simulate: valid, and within the op budget.
+bool simulable(const std::optional<Scenario>& v, int64_t max_sim_ops) {
+  return v && sim::estimated_ops(sim::schedule_spec_from(v->parallel)) <= max_sim_ops;
+}
+
 // Few enough micro-batches that every op stays visible: the schedule's minimum (2 x PP for
 // DualPipe and DualPipeV, PP otherwise), or the scenario's count when smaller.
 int64_t picture_micro_batches(const ParallelSpec& p) {
@@ -54,10 +59,11 @@ reports::TimelineChart timeline(const sim::Simulation& sim) {
 
 }  // namespace
 
-reports::Section pipeline_section(const Scenario& s, scenarios::ScenarioTemplate& tpl) {
+reports::Section pipeline_section(const Scenario& s, scenarios::ScenarioTemplate& tpl, int64_t max_sim_ops) {
   reports::Section sec{"Pipeline", {}};
   const int64_t mb = picture_micro_batches(s.parallel);
-  if (auto small = variant(tpl, s, {{"parallel.micro_batches", std::to_string(mb)}})) {
+  const auto small = variant(tpl, s, {{"parallel.micro_batches", std::to_string(mb)}});
+  if (simulable(small, max_sim_ops)) {
     const auto sim = sim::simulate(*small);
     sec.blocks.emplace_back(reports::Figure{
         "timeline",
@@ -96,7 +102,8 @@ reports::Section pipeline_section(const Scenario& s, scenarios::ScenarioTemplate
         continue;  // this schedule cannot run m micro-batches
       }
       if (sch != s.parallel.schedule) continue;
-      if (auto vm = variant(tpl, s, {{"parallel.micro_batches", std::to_string(m)}})) {
+      auto vm = variant(tpl, s, {{"parallel.micro_batches", std::to_string(m)}});
+      if (simulable(vm, max_sim_ops)) {
         // The same quantity as the formula's (sim/step_terms.h): the pacing rank's bubble over
         // the pipeline's time, not the largest idle over ranks.
         simulated.x.push_back(static_cast<double>(m));

@@ -10,9 +10,9 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "mhcsim/atomic_write.h"
 #include "mhcsim/error.h"
 #include "mhcsim/reports/document.h"
-#include "mhcsim/reports/output_dir.h"
 #include "mhcsim/reports/svg.h"
 #include "xml_check.h"
 
@@ -91,12 +91,43 @@ TEST_CASE("report directory: written whole, refused without --force, replaced wi
   CHECK_THROWS_AS(write_report(sample(), dir, false), mhcsim::InputError);
   CHECK(fs::exists(dir / "marker.txt"));  // untouched
 
-  write_report(sample(), dir, true);
+  write_report(sample(), dir, true);  // mhcsim wrote it: --force may replace it
   CHECK_FALSE(fs::exists(dir / "marker.txt"));
   CHECK(fs::is_regular_file(dir / "report.html"));
+  CHECK(fs::is_regular_file(dir / mhcsim::kOutputMarker));
   size_t entries = 0;  // no temporary or backup directories left beside it
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(tmp.path)) ++entries;
   CHECK(entries == 1);
+}
+
+TEST_CASE("report: --force replaces only a report directory, never one mhcsim did not write") {
+  TempDir tmp;
+  const fs::path mine = tmp.path / "notes";
+  fs::create_directory(mine);
+  std::ofstream(mine / "thesis.tex") << "years of work";
+  CHECK_THROWS_WITH(write_report(sample(), mine, true), Catch::Contains("was not written by mhcsim"));
+  CHECK_THROWS_AS(require_report_directory(mine, true), mhcsim::InputError);
+  CHECK(read(mine / "thesis.tex") == "years of work");
+
+  // A report from before the marker (report.html, report.md, figures/*.svg only) is one.
+  const fs::path old = tmp.path / "old_report";
+  fs::create_directories(old / "figures");
+  std::ofstream(old / "report.html") << "old";
+  std::ofstream(old / "report.md") << "old";
+  std::ofstream(old / "figures" / "bubble.svg") << "<svg/>";
+  write_report(sample(), old, true);
+  CHECK(fs::is_regular_file(old / mhcsim::kOutputMarker));
+  std::ofstream(old / "figures" / "notes.txt") << "mine";  // marked now: replaceable whatever it holds
+  write_report(sample(), old, true);
+  CHECK_FALSE(fs::exists(old / "figures" / "notes.txt"));
+
+  // The same layout plus a file of the user's is not a report any more.
+  const fs::path mixed = tmp.path / "mixed";
+  fs::create_directories(mixed / "figures");
+  std::ofstream(mixed / "report.html") << "old";
+  std::ofstream(mixed / "data.csv") << "1,2";
+  CHECK_THROWS_AS(write_report(sample(), mixed, true), mhcsim::InputError);
+  CHECK(fs::exists(mixed / "data.csv"));
 }
 
 TEST_CASE("a failure while filling leaves the old output and no temporary behind") {
@@ -104,7 +135,8 @@ TEST_CASE("a failure while filling leaves the old output and no temporary behind
   const fs::path dir = tmp.path / "out";
   fs::create_directory(dir);
   std::ofstream(dir / "keep.txt") << "old";
-  CHECK_THROWS_AS(write_directory_atomically(dir, true,
+  std::ofstream(dir / mhcsim::kOutputMarker) << "";  // an output of ours, so --force may replace it
+  CHECK_THROWS_AS(mhcsim::write_directory_atomically(dir, true,
                                              [](const fs::path& p) {
                                                std::ofstream(p / "half.txt") << "x";
                                                throw std::runtime_error("disk full");

@@ -1,17 +1,85 @@
 #pragma once
-// Output files are written to a temporary file beside the target and renamed into place, so
-// a crash or a full disk never leaves a half-written file behind.
+// Every output mhcsim writes (files and report directories) is written under a temporary name
+// beside the target (.NAME.tmp.PID), flushed to disk (fsync) and renamed into place, so a
+// crash, a kill or a full disk leaves the old output or the new one, never half of one. The
+// next write to NAME removes what a killed run left (temporaries whose process is gone).
+//
+// Errors name the path the caller gave and the OS reason: InputError (exit 2) when the path
+// cannot be used (empty, a directory, a device, no permission, an existing output without
+// --force, a directory mhcsim did not write); std::runtime_error (exit 1) when writing fails
+// (disk full, I/O error).
+//
+// Fault injection for tests: with MHCSIM_FAULT_AFTER_TEMP_WRITE=NAME in the environment, the
+// process kills itself (SIGKILL) when the temporary of an output whose file name is NAME is
+// complete and flushed, just before it is renamed into place.
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <iosfwd>
 #include <string_view>
+#include <vector>
 
 namespace mhcsim {
 
-// Calls `write` with a stream on a temp file in the same directory, then renames it onto
-// `path`. Throws std::runtime_error naming the path if anything fails (temp file removed).
-void write_file_atomically(const std::filesystem::path& path,
-                           const std::function<void(std::ostream&)>& write);
-void write_file_atomically(const std::filesystem::path& path, std::string_view contents);
+// What a written file holds, for manifests (a sweep's JSON records its CSV's).
+struct WrittenFile {
+  uint64_t bytes = 0;
+  uint64_t fnv1a64 = 0;  // FNV-1a 64-bit hash of the bytes
+};
+
+using WriteFn = std::function<void(std::ostream&)>;
+
+// Throws InputError(option, ...) unless `path` can be written as a file: not empty, not a
+// directory ("out/"), not a device or FIFO, and not existing unless `replace`.
+void require_output_file(const std::filesystem::path& path, bool replace, const char* option = "-o");
+
+// Files that belong together (a sweep's CSV and JSON): add() writes each to its temporary now
+// (flushed to disk), commit() renames them in the order added. Make the last one a manifest
+// that records the others (bytes, hash): a kill between two renames then leaves a manifest
+// that disagrees with its files, never one that vouches for half of them. Temporaries not
+// committed are removed when the batch is destroyed.
+class OutputBatch {
+ public:
+  OutputBatch() = default;
+  OutputBatch(const OutputBatch&) = delete;
+  OutputBatch& operator=(const OutputBatch&) = delete;
+  ~OutputBatch();
+
+  // Creates the target's folder when missing. `write` may throw: nothing is renamed then.
+  WrittenFile add(const std::filesystem::path& path, const WriteFn& write);
+  void commit();
+
+ private:
+  struct Pending {
+    std::filesystem::path target, temp;
+  };
+  std::vector<Pending> pending_;
+};
+
+// One file: a batch of one.
+WrittenFile write_file_atomically(const std::filesystem::path& path, const WriteFn& write);
+WrittenFile write_file_atomically(const std::filesystem::path& path, std::string_view contents);
+
+// The file every output directory mhcsim writes holds, so that --force replaces only those.
+inline constexpr const char* kOutputMarker = ".mhcsim-output";
+// Says whether an existing directory without the marker is mhcsim's all the same (a report
+// from a version that wrote no marker): only then, besides empty directories, is it replaced.
+using OwnedFn = std::function<bool(const std::filesystem::path&)>;
+
+// Throws InputError(option, ...) unless `dir` can be written as an output directory: not
+// empty, not an existing non-directory, not existing unless `replace`, and when replacing,
+// a directory mhcsim wrote (the marker, empty, or `owned`). First puts back an old output that
+// a run killed during a two-step replace left aside, and removes its leftovers.
+void require_output_directory(const std::filesystem::path& dir, bool replace, const char* option = "-o",
+                              const OwnedFn& owned = {});
+
+// Checks `dir` as above, fills a fresh temporary directory beside it with `fill`, adds the
+// marker and puts it in place. An existing `dir` is swapped with the new one in one step
+// (renameat2 RENAME_EXCHANGE); where the file system cannot, the old one is renamed to
+// .NAME.old.PID first and restored by the next run if this one dies before the new one is in
+// place. On any error the temporary is removed and `dir` is left as it was.
+void write_directory_atomically(const std::filesystem::path& dir, bool replace,
+                                const std::function<void(const std::filesystem::path&)>& fill,
+                                const OwnedFn& owned = {}, const char* option = "-o");
 
 }  // namespace mhcsim

@@ -34,6 +34,15 @@ class SpecError : public InputError {
   using InputError::InputError;
 };
 
+// A configuration that is valid but does not fit its GPUs (out of memory, a batch whose KV
+// cache is too large). Verbs print their result all the same, then throw it; the CLI prints
+// `does not fit: <reason>` as one line on stderr and exits with kExitInfeasible.
+inline constexpr int kExitInfeasible = 3;
+class InfeasibleError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Throws SpecError(key, reason) unless `ok`.
 void require(bool ok, const char* key, const std::string& reason);
 

@@ -17,6 +17,11 @@ struct Override {
 };
 Override parse_override(const std::string& text);  // throws InputError on "key" without '='
 
+// Why `value` (TOML, as after --set key=) is not valid for scenario key `key`, or "" when it
+// is. CLI flags that stand for a key (kv --context is workload.context_len) are checked with
+// it, so they get the key's range and message. An unknown key is an InputError.
+std::string key_value_problem(const std::string& key, const std::string& value);
+
 // The scenario file's text; InputError naming the file when it cannot be read.
 std::string read_scenario_file(const std::filesystem::path& path);
 

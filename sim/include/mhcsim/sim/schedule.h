@@ -19,9 +19,28 @@ struct ScheduleSpec {
 
 // Throws SpecError naming the parallel.* key when the schedule cannot run (DualPipe: even
 // ranks, even micro-batches, micro-batches >= 2 x ranks; DualPipeV: micro-batches >= 2 x ranks;
-// interleaved: micro-batches a multiple of ranks; ZB-H1: micro-batches >= ranks).
+// interleaved: micro-batches a multiple of ranks; ZB-H1: micro-batches >= ranks; and never more
+// ops than kMaxSimOps).
 void validate(const ScheduleSpec& spec);
 ScheduleSpec schedule_spec_from(const ParallelSpec& p);
+
+// The simulator's size, known before anything is allocated: a micro-batch's visit to one hop
+// (chunk) becomes at most kOpsPerHop ops (forward, backward and weight pieces, the serialised
+// parts of the all-to-alls, the stage-boundary sends and commits; measured 13.9 to 15.9 over
+// the five schedules on DeepSeek-V3 with mHC), and each op costs about kBytesPerSimOp of peak
+// memory and 2 us (measured: 2.07 M ops of DeepSeek-V3 DualPipe, 320 MiB and 4.6 s).
+inline constexpr int64_t kOpsPerHop = 16;
+inline constexpr int64_t kBytesPerSimOp = 160;
+int64_t estimated_ops(const ScheduleSpec& spec);
+// Op ids are int32: past this the simulator cannot run at all, whatever the budget.
+inline constexpr int64_t kMaxSimOps = int64_t{1} << 30;
+// What simulate, report, compare and sweep --simulate accept unless --max-sim-ops raises it:
+// 2^22 ops, about 640 MiB and 10 s (16384 micro-batches of DeepSeek-V3's PP 16); the shipped
+// scenarios need at most 20 thousand.
+inline constexpr int64_t kDefaultMaxSimOps = int64_t{1} << 22;
+// Throws InputError naming parallel.micro_batches and the flag `flag` when estimated_ops(spec)
+// exceeds `max_ops`: refused before the run allocates.
+void check_op_budget(const ScheduleSpec& spec, int64_t max_ops, const char* flag = "--max-sim-ops");
 
 // Where each hop of a micro-batch's path runs. DualPipe has two paths (half the micro-batches
 // enter at rank 0, half at the last rank); every other schedule has one.

@@ -4,11 +4,14 @@
 // (sim::simulate: the schedule run op by op on the cost model's prices). Training points
 // that do not fit in HBM, and serving points whose batch's KV cache does not fit, are
 // infeasible with the numbers that say by how much.
+#include "mhcsim/sim/schedule.h"
 #include "mhcsim/sweep/evaluator.h"
 
 namespace mhcsim::sweep {
 
 Evaluator analytic_evaluator();
-Evaluator simulated_evaluator();
+// Points whose simulation exceeds `max_sim_ops` (sim::check_op_budget) are infeasible with
+// that reason, found before anything is allocated.
+Evaluator simulated_evaluator(int64_t max_sim_ops = sim::kDefaultMaxSimOps);
 
 }  // namespace mhcsim::sweep

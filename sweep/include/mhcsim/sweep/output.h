@@ -1,7 +1,9 @@
 #pragma once
-// Sweep outputs: PREFIX.csv and PREFIX.json, each written atomically (temp file + rename),
-// neither replacing an existing file without `force`. Rows are streamed in blocks, so a
-// million-point sweep never holds its whole table in memory.
+// Sweep outputs: PREFIX.csv and PREFIX.json, written together (core/atomic_write.h's
+// OutputBatch: both to disk, then renamed, the JSON last), neither replacing an existing file
+// without `force`. The JSON is the manifest: meta.csv records the CSV's bytes and FNV-1a hash,
+// so a pair left by a run killed between the two renames shows as inconsistent. Rows are
+// streamed in blocks, so a million-point sweep never holds its whole table in memory.
 #include <filesystem>
 #include <iosfwd>
 #include <string>
@@ -16,8 +18,12 @@ void write_csv(const SweepResult& r, std::ostream& out);
 // {"meta": meta, "axes": [...], "metrics": [...], "points": [row objects]}
 void write_json(const SweepResult& r, const nlohmann::json& meta, std::ostream& out);
 
-// Checks both paths before writing either. Throws InputError("-o", "... exists (use --force
-// to replace it)").
+// Throws InputError("-o", ...) for a prefix that cannot take the two files: empty, a directory
+// ("out/", which would write the hidden out/.csv), a device or FIFO (`-o /dev/null` would
+// create /dev/null.csv), or files that exist without `force`.
+void require_outputs(const std::string& prefix, bool force);
+
+// Checks as require_outputs, then writes both.
 void write_outputs(const SweepResult& r, const nlohmann::json& meta, const std::string& prefix,
                    bool force);
 

@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# Issue 16, outputs, flags and the feasibility verdict, through the real binary. Every case runs
+# within 5 s and 1 GiB of address space and must exit with the documented code (README, Using
+# it): 2 for bad input, 3 for a configuration that does not fit (result printed, then one line),
+# with exactly one line on stderr and no crash. Output cases also check the file system after:
+# nothing created where it must not be, a directory mhcsim did not write left intact, and a run
+# killed at the point where its complete temporaries are about to be renamed (the fault hook
+# MHCSIM_FAULT_AFTER_TEMP_WRITE) leaves the old output whole and its leftovers to the next run.
+# Usage: outputs_flags.sh MHCSIM SOURCE_DIR
+set -u
+M="$1"; SRC="$2"
+source "$SRC/tests/cli/check.sh"
+export MHCSIM_DATA_DIR="$SRC/scenarios"
+TRAIN="$SRC/scenarios/deepseek_v3_train.toml"
+SERVE="$SRC/scenarios/deepseek_v3_serve.toml"
+SMALL="$SRC/scenarios/mhc_27b_h100.toml"
+TRACE="$SRC/fuzz/seeds/trace/kineto_small.json"
+
+# bounded CMD...: runs mhcsim within the limits; stdout in $tmp/out, stderr in $tmp/err, exit code in $rc.
+bounded() {
+  ( ulimit -v 1048576; exec timeout 5 "$M" "$@" ) >"$tmp/out" 2>"$tmp/err" </dev/null
+  rc=$?
+}
+
+# expect NAME RC PATTERN -- ARGS...: exit code RC and one line on stderr matching PATTERN (CLI11's
+# "Run with --help" hint after a usage error is not a second message).
+expect() {
+  local name=$1 want=$2 pat=$3; shift 4
+  bounded "$@"
+  local lines why=""
+  lines=$(grep -cv '^Run with --help for more information\.$' "$tmp/err")
+  if ((rc == 124)); then why="timed out (5 s)"
+  elif ((rc > 128)); then why="killed by signal $((rc - 128))"
+  elif ((rc != want)); then why="exit code $rc (want $want)"
+  elif grep -qE 'terminate called|Sanitizer|runtime error:|std::bad_alloc' "$tmp/err"; then why="crash report on stderr"
+  elif ((lines != 1)); then why="$lines lines on stderr (want 1)"
+  elif ! grep -qE -- "$pat" "$tmp/err"; then why="stderr does not match /$pat/"
+  fi
+  if [[ -n $why ]]; then fail "$name: $why"; head -c 600 "$tmp/err" | head -4; else pass; fi
+}
+
+# killed NAME FAULT -- ARGS...: the run dies by SIGKILL at the fault hook for output file name FAULT.
+killed() {
+  local name=$1 fault=$2; shift 3
+  { ( export MHCSIM_FAULT_AFTER_TEMP_WRITE="$fault"; ulimit -v 1048576; exec timeout 5 "$M" "$@" ) \
+      >"$tmp/out" 2>"$tmp/err" </dev/null; } 2>/dev/null  # bash's "Killed" notice is expected here
+  rc=$?
+  if ((rc == 137)); then pass; else fail "$name: exit code $rc (want 137, killed at the hook)"; head -3 "$tmp/err"; fi
+}
+
+ok() { if eval "$2"; then pass; else fail "$1: $2"; fi; }  # ok NAME BASH_CONDITION
+leftovers() { find "$1" -maxdepth 1 -name ".$2.*" | wc -l; }  # temporaries of output NAME in DIR
+
+# The sweep's JSON is the manifest of its CSV: bytes and FNV-1a 64 must match.
+manifest_matches() {
+  python3 - "$1.csv" "$1.json" <<'PY'
+import json, sys
+csv = open(sys.argv[1], 'rb').read()
+m = json.load(open(sys.argv[2]))['meta']['csv']
+h = 0xcbf29ce484222325
+for b in csv: h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
+sys.exit(0 if m['bytes'] == len(csv) and m['fnv1a64'] == format(h, '016x') else 1)
+PY
+}
+
+# --- CLI flags: the scenario keys' ranges and messages; non-finite, empty and multi-line values.
+expect context_int64_max 2 '^--context: 9223372036854775807 is out of range \(expected integer in \[1, 4294967296\]\)$' -- \
+  kv --context 9223372036854775807
+expect context_zero 2 '^--context: 0 is out of range \(expected integer in \[1, 4294967296\]\)$' -- kv --context 0
+expect context_word 2 '^--context: expected integer in \[1, 4294967296\] \(got a string\)$' -- kv --context lots
+expect batch_zero 2 '^--batch: 0 is out of range \(expected integer in \[1, 16777216\]\)$' -- kv --batch 0
+expect mhc_n_range 2 '^--n: 65 is out of range \(expected integer in \[1, 64\]\)$' -- traffic --n 65
+expect a2a_tokens 2 '^--tokens: 0 is out of range' -- a2a --tokens 0
+expect steps_inf 2 '^--steps: inf is not a finite number' -- compare --trace "$TRACE" --steps inf
+expect steps_nan 2 '^--steps: nan is not a finite number' -- compare --trace "$TRACE" --steps nan
+expect steps_tiny 2 '^--steps: 1e-300 is out of range \(expected number in \[0.001, 1000000\]\)$' -- \
+  compare --trace "$TRACE" --steps 1e-300
+expect rank_negative 2 '^--rank: -1 is out of range' -- compare --trace "$TRACE" --rank -1
+expect jobs_range 2 '^--jobs: 5000 is out of range \(expected integer in \[0, 4096\]\)$' -- \
+  sweep --sweep parallel.pp=8 -j 5000
+expect scenario_empty 2 '^--scenario: empty path' -- step -s ""
+expect calibration_empty 2 '^--calibration: empty path' -- step --calibration ""
+expect sweep_output_empty 2 '^--output: empty path' -- sweep --sweep parallel.pp=8 -o ""
+expect trace_empty 2 '^--trace: empty path' -- simulate --trace ""
+expect set_newline 2 '^mhcsim: --set: "parallel.pp=8\\nparallel.tp=2" holds a line break' -- \
+  step --set $'parallel.pp=8\nparallel.tp=2'
+expect sweep_newline 2 'holds a line break' -- sweep --sweep $'parallel.pp=8\nparallel.tp=2'
+expect unknown_verb 2 '^mhcsim: "frob" is not a verb \(expected one of hw, scenario, .*step' -- frob
+expect blame_set_key 2 '^mhcsim: --set: parallel.pp: 2048 GPUs do not split into TP 1 x CP 1 x PP 6$' -- \
+  step --set parallel.pp=6
+bounded step --set workload.token_budget=-0.0 --json
+ok token_budget_negative_zero '((rc == 0)) && ! grep -qE "(^|[^0-9.eE])-0(\.0*)?([^0-9.]|$)" "$tmp/out"'
+
+# --- One feasibility verdict: what sweep calls out of memory, step/memory/simulate/report say does not fit.
+bounded sweep --sweep parallel.pp=2 --json
+reason=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['rows'][0]['reason'])" "$tmp/out" 2>/dev/null)
+ok sweep_says_oom '[[ $reason == "out of memory: "*" GiB per GPU > 80.0 GiB HBM" ]]'
+for verb in step memory simulate; do
+  expect "${verb}_does_not_fit" 3 "^mhcsim: does not fit: ${reason//./\\.}\$" -- $verb --set parallel.pp=2
+  ok "${verb}_prints_result" '[[ -s $tmp/out ]]'
+done
+expect report_does_not_fit 3 "^mhcsim: does not fit: ${reason//./\\.}\$" -- report --set parallel.pp=2 -o "$tmp/oom_report"
+ok report_written_anyway '[[ -f $tmp/oom_report/report.html ]]'
+expect serve_kv_does_not_fit 3 '^mhcsim: does not fit: KV cache: [0-9]+ sequences of [0-9]+ tokens fit per GPU, batch needs 16777216$' -- \
+  step -s "$SERVE" --set workload.batch_seqs=16777216
+bounded step -s "$SMALL"
+ok fits_exits_0 '((rc == 0)) && [[ ! -s $tmp/err ]]'
+
+# E1: a base scenario no point repairs is exit 2 with its own error; one a swept key repairs is fine.
+expect sweep_invalid_base 2 '^mhcsim: --set: model.moe.top_k: top-k 500 exceeds routed experts' -- \
+  sweep --set model.moe.top_k=500 --sweep parallel.pp=8,16
+bounded sweep --set parallel.pp=6 --sweep parallel.pp=8,16
+ok sweep_base_repaired_by_axis '((rc == 0))'
+
+# --- H1: a simulation past the op budget is refused before it allocates, everywhere it runs.
+expect simulate_budget 2 '^mhcsim: parallel.micro_batches: 1048576 micro-batches .* more than --max-sim-ops allows' -- \
+  simulate --set parallel.micro_batches=1048576
+expect report_budget 2 'more than --max-sim-ops allows' -- report --set parallel.micro_batches=1048576 -o "$tmp/h1"
+ok report_budget_no_dir '[[ ! -e $tmp/h1 ]]'
+expect compare_budget 2 'more than --max-sim-ops allows' -- compare --trace "$TRACE" --set parallel.micro_batches=1048576
+bounded sweep --simulate --sweep parallel.micro_batches=1048576 --json
+ok sweep_simulate_budget '((rc == 0)) && grep -q "more than --max-sim-ops allows" "$tmp/out"'
+expect budget_flag_range 2 '^--max-sim-ops: 0 is out of range' -- simulate --max-sim-ops 0
+expect budget_flag_low 2 'more than --max-sim-ops allows \(100;' -- simulate -s "$SMALL" --max-sim-ops 100
+
+# --- Outputs: errors name the user's path and the OS reason; nothing written where it must not be.
+echo x > "$tmp/file"
+expect sweep_output_under_file 2 "^mhcsim: $tmp/file: cannot create the output directory \(" -- \
+  sweep --sweep parallel.pp=8 -o "$tmp/file/s"
+expect report_output_under_file 2 "^mhcsim: $tmp/file: cannot create the output directory \(" -- \
+  report -s "$SMALL" -o "$tmp/file/r"
+expect trace_output_under_file 2 "$tmp/file: cannot create the output directory \(" -- \
+  simulate -s "$SMALL" --trace "$tmp/file/t.json"
+had_null_csv=$([[ -e /dev/null.csv ]] && echo 1 || echo 0)
+expect sweep_dev_null 2 "^mhcsim: -o: '/dev/null' is a device or other special file" -- sweep --sweep parallel.pp=8 -o /dev/null
+ok no_dev_null_csv '((had_null_csv)) || [[ ! -e /dev/null.csv ]]'
+expect trace_dev_null 2 "'/dev/null' is a character device" -- simulate -s "$SMALL" --trace /dev/null
+ok dev_null_still_device '[[ -c /dev/null ]]'
+mkdir -p "$tmp/dir"
+expect sweep_dir_prefix 2 "^mhcsim: -o: '$tmp/dir/' names a directory" -- sweep --sweep parallel.pp=8 -o "$tmp/dir/"
+ok no_hidden_csv '[[ ! -e $tmp/dir/.csv && ! -e $tmp/dir/.json ]]'
+
+# --- report --force: only over a directory mhcsim wrote.
+mkdir -p "$tmp/mine"; echo "years of work" > "$tmp/mine/thesis.tex"
+expect force_over_user_dir 2 "'$tmp/mine' was not written by mhcsim" -- report -s "$SMALL" -o "$tmp/mine" --force
+ok user_dir_intact '[[ $(cat "$tmp/mine/thesis.tex") == "years of work" && $(ls -A "$tmp/mine" | wc -l) == 1 ]]'
+bounded report -s "$SMALL" -o "$tmp/rep"
+ok report_marked '((rc == 0)) && [[ -f $tmp/rep/.mhcsim-output && -f $tmp/rep/report.html ]]'
+expect report_exists 2 "'$tmp/rep' exists \(use --force to replace it\)" -- report -s "$SMALL" -o "$tmp/rep"
+
+# --- A kill at the synchronisation point of a replace leaves the old output whole; the next run cleans up.
+cp -r "$tmp/rep" "$tmp/rep_before"
+killed report_killed rep -- report -s "$SMALL" --set parallel.micro_batches=16 -o "$tmp/rep" --force
+ok report_old_whole 'diff -r "$tmp/rep_before" "$tmp/rep" >/dev/null'
+ok report_left_temp '(( $(leftovers "$tmp" rep) == 1 ))'
+killed report_killed_mid_fill report.html -- report -s "$SMALL" -o "$tmp/rep" --force
+ok report_old_whole_mid_fill 'diff -r "$tmp/rep_before" "$tmp/rep" >/dev/null'
+bounded report -s "$SMALL" --set parallel.micro_batches=16 -o "$tmp/rep" --force
+ok report_replaced '((rc == 0)) && ! diff -q "$tmp/rep_before/report.md" "$tmp/rep/report.md" >/dev/null'
+ok report_leftovers_cleaned '(( $(leftovers "$tmp" rep) == 0 ))'
+
+bounded sweep --sweep parallel.pp=8,16 -o "$tmp/s"
+ok sweep_pair_consistent '((rc == 0)) && manifest_matches "$tmp/s"'
+cp "$tmp/s.csv" "$tmp/s_before.csv"; cp "$tmp/s.json" "$tmp/s_before.json"
+killed sweep_killed_before_renames s.csv -- sweep --sweep parallel.pp=16,32 -o "$tmp/s" --force
+ok sweep_old_pair_whole 'cmp -s "$tmp/s.csv" "$tmp/s_before.csv" && cmp -s "$tmp/s.json" "$tmp/s_before.json"'
+killed sweep_killed_between_renames s.json -- sweep --sweep parallel.pp=16,32 -o "$tmp/s" --force
+ok sweep_half_pair_detectable '! cmp -s "$tmp/s.csv" "$tmp/s_before.csv" && ! manifest_matches "$tmp/s"'
+bounded sweep --sweep parallel.pp=16,32 -o "$tmp/s" --force
+ok sweep_pair_replaced '((rc == 0)) && manifest_matches "$tmp/s" && (( $(leftovers "$tmp" s.csv) + $(leftovers "$tmp" s.json) == 0 ))'
+
+summary outputs_flags
