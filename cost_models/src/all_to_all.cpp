@@ -1,6 +1,7 @@
 #include "mhcsim/cost/all_to_all.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "mhcsim/cost/rates.h"
 #include "check.h"
@@ -10,6 +11,11 @@ namespace mhcsim::cost {
 namespace {
 double d(int64_t v) { return static_cast<double>(v); }
 }  // namespace
+
+double expected_experts_hit(const ModelSpec& m, double tokens) {
+  const double e = static_cast<double>(m.routed_experts);
+  return e * (1.0 - std::pow(1.0 - static_cast<double>(m.top_k) / e, tokens));
+}
 
 double expected_unique_bins(int64_t items, int64_t bins, int64_t picks) {
   check(bins >= 1 && items >= bins && items % bins == 0, "experts",

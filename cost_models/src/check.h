@@ -5,6 +5,7 @@
 #include <string>
 
 #include "mhcsim/error.h"
+#include "mhcsim/specs.h"
 
 namespace mhcsim::cost {
 
@@ -15,5 +16,8 @@ template <class MakeReason>
 void check(bool ok, const char* key, MakeReason&& make_reason) {
   if (!ok) require(false, key, make_reason());
 }
+
+// The parallel layout a serving estimate needs (serve_estimate, ServingStepModel).
+void check_serving_spec(const Scenario& s);
 
 }  // namespace mhcsim::cost

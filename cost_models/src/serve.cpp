@@ -21,13 +21,6 @@ namespace mhcsim::cost {
 namespace {
 double d(int64_t v) { return static_cast<double>(v); }
 
-// Routed experts of one MoE layer that at least one of `tokens` tokens picks, each token
-// choosing top_k distinct experts uniformly: E (1 - (1 - k/E)^tokens).
-double experts_hit(const ModelSpec& m, double tokens) {
-  const double e = d(m.routed_experts);
-  return e * (1.0 - std::pow(1.0 - d(m.top_k) / e, tokens));
-}
-
 // Communication hides behind compute up to `overlap`: two micro-batches alternate compute and
 // all-to-all (DeepSeek-V3 report 3.4.2 for decode), so at full overlap the longer one wins.
 double exposed_communication(double compute, double comm, double overlap) {
@@ -58,18 +51,23 @@ void prefill_from_ops(const Scenario& s, ServeEstimate& e) {
 }
 }  // namespace
 
+void check_serving_spec(const Scenario& s) {
+  const auto& p = s.parallel;
+  check(s.workload.mode == WorkloadMode::Serve, "workload.mode", "serving estimates need mode = \"serve\"");
+  check(p.tp >= 1, "parallel.tp", "must be >= 1");
+  check(p.pp >= 1, "parallel.pp", "must be >= 1");
+  check(p.ep >= 1, "parallel.ep", "must be >= 1");
+  check(p.pp <= s.model.layers, "parallel.pp", "cannot exceed model.layers");
+  check(p.overlap >= 0 && p.overlap <= 1, "parallel.overlap", "must be in [0, 1]");
+}
+
 ServeEstimate serve_estimate(const Scenario& s) {
   const auto& m = s.model;
   const auto& p = s.parallel;
   const auto& w = s.workload;
-  check(w.mode == WorkloadMode::Serve, "workload.mode", "serving estimates need mode = \"serve\"");
+  check_serving_spec(s);
   check(w.batch_seqs >= 1, "workload.batch_seqs", "must be >= 1");
   check(w.context_len >= 1, "workload.context_len", "must be >= 1");
-  check(p.tp >= 1, "parallel.tp", "must be >= 1");
-  check(p.pp >= 1, "parallel.pp", "must be >= 1");
-  check(p.ep >= 1, "parallel.ep", "must be >= 1");
-  check(p.pp <= m.layers, "parallel.pp", "cannot exceed model.layers");
-  check(p.overlap >= 0 && p.overlap <= 1, "parallel.overlap", "must be in [0, 1]");
   const auto params = parameter_count(m);  // validates the model
   const bool decode = w.phase == ServePhase::Decode;
 
@@ -98,7 +96,7 @@ ServeEstimate serve_estimate(const Scenario& s) {
     const double moe_layers = d(m.moe_layers()) * stage;
     const double hosted = (d(m.routed_experts) + d(p.redundant_experts)) / d(p.ep);
     const double group_tokens = tokens * d(p.ep) / tp;
-    const double hit_share = experts_hit(m, group_tokens) / d(m.routed_experts);
+    const double hit_share = expected_experts_hit(m, group_tokens) / d(m.routed_experts);
     const double expert_bytes = moe_layers * hosted * hit_share * expert_parameters(m) * wbytes;
     const double expert_flops = moe_layers * 2.0 * tokens / tp * d(m.top_k) * expert_parameters(m);
     linear += std::max(expert_flops / gemm, expert_bytes / hbm);

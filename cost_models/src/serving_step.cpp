@@ -59,7 +59,7 @@ void stream_only_experts_hit(const Scenario& s, double tokens, Op& op) {
   const auto& m = s.model;
   const auto& p = s.parallel;
   const double group_tokens = tokens * d(p.ep) / d(p.tp);
-  const double hit_share = 1.0 - std::pow(1.0 - d(m.top_k) / d(m.routed_experts), group_tokens);
+  const double hit_share = expected_experts_hit(m, group_tokens) / d(m.routed_experts);
   const double hosted = d(op.gemm.groups);
   const int64_t groups = std::max<int64_t>(1, std::llround(hosted * hit_share));
   if (groups >= op.gemm.groups) return;
@@ -148,12 +148,7 @@ ServingStepModel::ServingStepModel(const Scenario& s) {
   const auto& m = s.model;
   const auto& p = s.parallel;
   const auto& w = s.workload;
-  check(w.mode == WorkloadMode::Serve, "workload.mode", "serving estimates need mode = \"serve\"");
-  check(p.tp >= 1, "parallel.tp", "must be >= 1");
-  check(p.pp >= 1, "parallel.pp", "must be >= 1");
-  check(p.ep >= 1, "parallel.ep", "must be >= 1");
-  check(p.pp <= m.layers, "parallel.pp", "cannot exceed model.layers");
-  check(p.overlap >= 0 && p.overlap <= 1, "parallel.overlap", "must be in [0, 1]");
+  check_serving_spec(s);
   check(w.kv_block_tokens >= 1, "workload.kv_block_tokens", "must be >= 1");
   validate_model(m);
 

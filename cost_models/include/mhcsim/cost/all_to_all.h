@@ -13,6 +13,10 @@ namespace mhcsim::cost {
 // evenly over `bins` bins: bins (1 - C(items - items/bins, picks) / C(items, picks)).
 double expected_unique_bins(int64_t items, int64_t bins, int64_t picks);
 
+// Routed experts of one MoE layer that at least one of `tokens` tokens picks, each token
+// choosing top_k distinct experts uniformly: E (1 - (1 - k/E)^tokens).
+double expected_experts_hit(const ModelSpec& m, double tokens);
+
 // DeepEP's dispatch payload per selected expert: the hidden in the dispatch dtype, with FP8
 // one fp32 scale per `tile` elements, and 16 B of routing metadata (7,408 B for DeepSeek-V3).
 double dispatch_bytes_per_selection(int64_t hidden, DType dispatch, int64_t tile);
