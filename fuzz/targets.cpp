@@ -3,16 +3,53 @@
 #include <sstream>
 #include <string>
 
+#include "mhcsim/cost/memory.h"
+#include "mhcsim/cost/serve.h"
+#include "mhcsim/cost/step.h"
 #include "mhcsim/error.h"
 #include "mhcsim/scenarios/load.h"
+#include "mhcsim/sim/simulate.h"
+#include "mhcsim/traces/classify.h"
 #include "mhcsim/traces/compare.h"
 
 namespace mhcsim::fuzz {
 
+namespace {
+// Small enough that a fuzzed micro-batch count is refused quickly, large enough for the
+// shipped scenarios (at most 20 thousand ops).
+constexpr int64_t kFuzzMaxSimOps = int64_t{1} << 16;
+
+void price(const Scenario& s) {
+  if (s.workload.mode == WorkloadMode::Serve) {
+    cost::serve_estimate(s);
+    return;
+  }
+  cost::step_estimate(s);
+  cost::training_memory(s);
+  const auto spec = sim::schedule_spec_from(s.parallel);
+  sim::check_op_budget(spec, kFuzzMaxSimOps);
+  sim::simulate(s);
+}
+}  // namespace
+
 void scenario_input(const uint8_t* data, size_t size) {
   try {
-    scenarios::load_scenario_from_string(std::string(reinterpret_cast<const char*>(data), size), "fuzz.toml");
+    price(scenarios::load_scenario_from_string(std::string(reinterpret_cast<const char*>(data), size), "fuzz.toml"));
   } catch (const InputError&) {
+  } catch (const InfeasibleError&) {
+  }
+}
+
+void patterns_input(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  for (const char* name : {"fuzz.toml", "fuzz.json"}) {
+    try {
+      traces::Classifier classifier(traces::parse_patterns(text, name));
+      for (const char* kernel : {"flash_fwd_kernel", "ncclKernel_AllReduce_RING_LL_Sum_bf16",
+                                 "dispatch_kernel<8>", "sm90_xmma_gemm_bf16bf16", ""})
+        classifier.classify(kernel, "kernel");
+    } catch (const InputError&) {
+    }
   }
 }
 

@@ -192,7 +192,7 @@ BenchFile parse_benchmark_json(const std::string& text, const std::string& file_
   try {
     doc = json::parse(text);
   } catch (const json::parse_error& e) {
-    fail(file_name, "", fmt::format("malformed JSON: {}", e.what()));
+    fail(file_name, "", "malformed JSON: " + json_syntax_error(e.what()));
   }
   if (!doc.is_object()) fail(file_name, "", "expected a JSON object (Google Benchmark output)");
   try {

@@ -166,7 +166,7 @@ CalibrationProfile read_profile(const std::filesystem::path& path) {
   try {
     doc = json::parse(text);
   } catch (const json::parse_error& e) {
-    throw InputError("", fmt::format("malformed JSON: {}", e.what()), {path.string(), 0});
+    throw InputError("", "malformed JSON: " + json_syntax_error(e.what()), {path.string(), 0});
   }
   return profile_from_json(doc, path.string());
 }

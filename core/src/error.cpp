@@ -21,6 +21,14 @@ InputError::InputError(std::string key, std::string reason, SourceLocation where
       reason_(std::move(reason)),
       where_(std::move(where)) {}
 
+std::string json_syntax_error(std::string_view what) {
+  if (what.starts_with("[json.exception.")) {
+    if (const auto end = what.find("] "); end != std::string_view::npos) what.remove_prefix(end + 2);
+  }
+  if (const auto excerpt = what.find("; last read:"); excerpt != std::string_view::npos) what = what.substr(0, excerpt);
+  return std::string(what);
+}
+
 void require(bool ok, const char* key, const std::string& reason) {
   if (!ok) throw SpecError(key, reason);
 }

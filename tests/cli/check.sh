@@ -24,6 +24,26 @@ one_line() {  # one_line NAME CMD...: the error is exactly one line on stderr, e
   else pass; fi
 }
 
+# Limits for a run of the real binary that must not crash, hang or grow without bound: 5 s and
+# 1 GiB of address space. AddressSanitizer reserves ~15 TiB of shadow address space at start, so
+# a sanitized build (MHCSIM_SANITIZED=1, set by CMake on these tests) is bounded by ASan's own
+# resident-set check instead (hard_rss_limit_mb, which aborts with a report the callers catch),
+# with 4x the time for the Debug build.
+if [[ ${MHCSIM_SANITIZED:-0} == 1 ]]; then
+  kBoundSeconds=20
+  export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}hard_rss_limit_mb=1024"
+  bound_memory() { :; }
+else
+  kBoundSeconds=5
+  bound_memory() { ulimit -v 1048576; }
+fi
+# run_bounded ARGS...: mhcsim within those limits, stdin closed; stdout in $tmp/out, stderr in
+# $tmp/err, exit code in $rc (124: out of time).
+run_bounded() {
+  ( bound_memory; exec timeout "$kBoundSeconds" "$M" "$@" ) >"$tmp/out" 2>"$tmp/err" </dev/null
+  rc=$?
+}
+
 verb_exists() {  # verb_exists VERB: mhcsim --help lists it (read once)
   [[ -n ${verbs_help-} ]] || verbs_help=$("$M" --help 2>/dev/null)
   grep -qE "^ +$1( |\$)" <<<"$verbs_help"

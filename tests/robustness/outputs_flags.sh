@@ -16,20 +16,15 @@ SERVE="$SRC/scenarios/deepseek_v3_serve.toml"
 SMALL="$SRC/scenarios/mhc_27b_h100.toml"
 TRACE="$SRC/fuzz/seeds/trace/kineto_small.json"
 
-# bounded CMD...: runs mhcsim within the limits; stdout in $tmp/out, stderr in $tmp/err, exit code in $rc.
-bounded() {
-  ( ulimit -v 1048576; exec timeout 5 "$M" "$@" ) >"$tmp/out" 2>"$tmp/err" </dev/null
-  rc=$?
-}
 
 # expect NAME RC PATTERN -- ARGS...: exit code RC and one line on stderr matching PATTERN (CLI11's
 # "Run with --help" hint after a usage error is not a second message).
 expect() {
   local name=$1 want=$2 pat=$3; shift 4
-  bounded "$@"
+  run_bounded "$@"
   local lines why=""
   lines=$(grep -cv '^Run with --help for more information\.$' "$tmp/err")
-  if ((rc == 124)); then why="timed out (5 s)"
+  if ((rc == 124)); then why="timed out ($kBoundSeconds s)"
   elif ((rc > 128)); then why="killed by signal $((rc - 128))"
   elif ((rc != want)); then why="exit code $rc (want $want)"
   elif grep -qE 'terminate called|Sanitizer|runtime error:|std::bad_alloc' "$tmp/err"; then why="crash report on stderr"
@@ -42,7 +37,7 @@ expect() {
 # killed NAME FAULT -- ARGS...: the run dies by SIGKILL at the fault hook for output file name FAULT.
 killed() {
   local name=$1 fault=$2; shift 3
-  { ( export MHCSIM_FAULT_AFTER_TEMP_WRITE="$fault"; ulimit -v 1048576; exec timeout 5 "$M" "$@" ) \
+  { ( export MHCSIM_FAULT_AFTER_TEMP_WRITE="$fault"; bound_memory; exec timeout "$kBoundSeconds" "$M" "$@" ) \
       >"$tmp/out" 2>"$tmp/err" </dev/null; } 2>/dev/null  # bash's "Killed" notice is expected here
   rc=$?
   if ((rc == 137)); then pass; else fail "$name: exit code $rc (want 137, killed at the hook)"; head -3 "$tmp/err"; fi
@@ -88,11 +83,11 @@ expect sweep_newline 2 'holds a line break' -- sweep --sweep $'parallel.pp=8\npa
 expect unknown_verb 2 '^mhcsim: "frob" is not a verb \(expected one of hw, scenario, .*step' -- frob
 expect blame_set_key 2 '^mhcsim: --set: parallel.pp: 2048 GPUs do not split into TP 1 x CP 1 x PP 6$' -- \
   step --set parallel.pp=6
-bounded step --set workload.token_budget=-0.0 --json
+run_bounded step --set workload.token_budget=-0.0 --json
 ok token_budget_negative_zero '((rc == 0)) && ! grep -qE "(^|[^0-9.eE])-0(\.0*)?([^0-9.]|$)" "$tmp/out"'
 
 # --- One feasibility verdict: what sweep calls out of memory, step/memory/simulate/report say does not fit.
-bounded sweep --sweep parallel.pp=2 --json
+run_bounded sweep --sweep parallel.pp=2 --json
 reason=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['rows'][0]['reason'])" "$tmp/out" 2>/dev/null)
 ok sweep_says_oom '[[ $reason == "out of memory: "*" GiB per GPU > 80.0 GiB HBM" ]]'
 for verb in step memory simulate; do
@@ -103,13 +98,13 @@ expect report_does_not_fit 3 "^mhcsim: does not fit: ${reason//./\\.}\$" -- repo
 ok report_written_anyway '[[ -f $tmp/oom_report/report.html ]]'
 expect serve_kv_does_not_fit 3 '^mhcsim: does not fit: KV cache: [0-9]+ sequences of [0-9]+ tokens fit per GPU, batch needs 16777216$' -- \
   step -s "$SERVE" --set workload.batch_seqs=16777216
-bounded step -s "$SMALL"
+run_bounded step -s "$SMALL"
 ok fits_exits_0 '((rc == 0)) && [[ ! -s $tmp/err ]]'
 
 # E1: a base scenario no point repairs is exit 2 with its own error; one a swept key repairs is fine.
 expect sweep_invalid_base 2 '^mhcsim: --set: model.moe.top_k: top-k 500 exceeds routed experts' -- \
   sweep --set model.moe.top_k=500 --sweep parallel.pp=8,16
-bounded sweep --set parallel.pp=6 --sweep parallel.pp=8,16
+run_bounded sweep --set parallel.pp=6 --sweep parallel.pp=8,16
 ok sweep_base_repaired_by_axis '((rc == 0))'
 
 # --- H1: a simulation past the op budget is refused before it allocates, everywhere it runs.
@@ -118,7 +113,7 @@ expect simulate_budget 2 '^mhcsim: parallel.micro_batches: 1048576 micro-batches
 expect report_budget 2 'more than --max-sim-ops allows' -- report --set parallel.micro_batches=1048576 -o "$tmp/h1"
 ok report_budget_no_dir '[[ ! -e $tmp/h1 ]]'
 expect compare_budget 2 'more than --max-sim-ops allows' -- compare --trace "$TRACE" --set parallel.micro_batches=1048576
-bounded sweep --simulate --sweep parallel.micro_batches=1048576 --json
+run_bounded sweep --simulate --sweep parallel.micro_batches=1048576 --json
 ok sweep_simulate_budget '((rc == 0)) && grep -q "more than --max-sim-ops allows" "$tmp/out"'
 expect budget_flag_range 2 '^--max-sim-ops: 0 is out of range' -- simulate --max-sim-ops 0
 expect budget_flag_low 2 'more than --max-sim-ops allows \(100;' -- simulate -s "$SMALL" --max-sim-ops 100
@@ -144,7 +139,7 @@ ok no_hidden_csv '[[ ! -e $tmp/dir/.csv && ! -e $tmp/dir/.json ]]'
 mkdir -p "$tmp/mine"; echo "years of work" > "$tmp/mine/thesis.tex"
 expect force_over_user_dir 2 "'$tmp/mine' was not written by mhcsim" -- report -s "$SMALL" -o "$tmp/mine" --force
 ok user_dir_intact '[[ $(cat "$tmp/mine/thesis.tex") == "years of work" && $(ls -A "$tmp/mine" | wc -l) == 1 ]]'
-bounded report -s "$SMALL" -o "$tmp/rep"
+run_bounded report -s "$SMALL" -o "$tmp/rep"
 ok report_marked '((rc == 0)) && [[ -f $tmp/rep/.mhcsim-output && -f $tmp/rep/report.html ]]'
 expect report_exists 2 "'$tmp/rep' exists \(use --force to replace it\)" -- report -s "$SMALL" -o "$tmp/rep"
 
@@ -155,18 +150,18 @@ ok report_old_whole 'diff -r "$tmp/rep_before" "$tmp/rep" >/dev/null'
 ok report_left_temp '(( $(leftovers "$tmp" rep) == 1 ))'
 killed report_killed_mid_fill report.html -- report -s "$SMALL" -o "$tmp/rep" --force
 ok report_old_whole_mid_fill 'diff -r "$tmp/rep_before" "$tmp/rep" >/dev/null'
-bounded report -s "$SMALL" --set parallel.micro_batches=16 -o "$tmp/rep" --force
+run_bounded report -s "$SMALL" --set parallel.micro_batches=16 -o "$tmp/rep" --force
 ok report_replaced '((rc == 0)) && ! diff -q "$tmp/rep_before/report.md" "$tmp/rep/report.md" >/dev/null'
 ok report_leftovers_cleaned '(( $(leftovers "$tmp" rep) == 0 ))'
 
-bounded sweep --sweep parallel.pp=8,16 -o "$tmp/s"
+run_bounded sweep --sweep parallel.pp=8,16 -o "$tmp/s"
 ok sweep_pair_consistent '((rc == 0)) && manifest_matches "$tmp/s"'
 cp "$tmp/s.csv" "$tmp/s_before.csv"; cp "$tmp/s.json" "$tmp/s_before.json"
 killed sweep_killed_before_renames s.csv -- sweep --sweep parallel.pp=16,32 -o "$tmp/s" --force
 ok sweep_old_pair_whole 'cmp -s "$tmp/s.csv" "$tmp/s_before.csv" && cmp -s "$tmp/s.json" "$tmp/s_before.json"'
 killed sweep_killed_between_renames s.json -- sweep --sweep parallel.pp=16,32 -o "$tmp/s" --force
 ok sweep_half_pair_detectable '! cmp -s "$tmp/s.csv" "$tmp/s_before.csv" && ! manifest_matches "$tmp/s"'
-bounded sweep --sweep parallel.pp=16,32 -o "$tmp/s" --force
+run_bounded sweep --sweep parallel.pp=16,32 -o "$tmp/s" --force
 ok sweep_pair_replaced '((rc == 0)) && manifest_matches "$tmp/s" && (( $(leftovers "$tmp" s.csv) + $(leftovers "$tmp" s.json) == 0 ))'
 
 summary outputs_flags

@@ -46,6 +46,14 @@ TEST_CASE("fuzz corpus: scenario inputs raise nothing but InputError") {
   replay(files, mhcsim::fuzz::scenario_input);
 }
 
+TEST_CASE("fuzz corpus: patterns files raise nothing but InputError") {
+  std::vector<fs::path> files;
+  add_files(files, kSource / "tests/robustness/corpus/patterns");
+  add_files(files, kSource / "fuzz/seeds/patterns");
+  CHECK(files.size() >= 3);
+  replay(files, mhcsim::fuzz::patterns_input);
+}
+
 TEST_CASE("fuzz corpus: trace inputs raise nothing but InputError") {
   std::vector<fs::path> files;
   add_files(files, kSource / "tests/robustness/corpus/trace");

@@ -82,9 +82,7 @@ class TraceSax {
   }
 
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) {
-    std::string what = e.what();
-    if (const auto pos = what.find("] "); pos != std::string::npos) what.erase(0, pos + 2);
-    throw InputError("", "not valid JSON: " + what, {file_, 0});
+    throw InputError("", "not valid JSON: " + json_syntax_error(e.what()), {file_, 0});
   }
 
   void finish(ReadStats& stats) const {

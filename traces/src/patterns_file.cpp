@@ -100,10 +100,13 @@ void from_toml(ClassPatterns& p, const std::string& text, const std::string& fil
 }  // namespace
 
 ClassPatterns load_patterns(const std::filesystem::path& path) {
-  const std::string text = read_input_file(path, {.what = "patterns file", .max_bytes = kMaxHandWrittenInputBytes});
+  return parse_patterns(read_input_file(path, {.what = "patterns file", .max_bytes = kMaxHandWrittenInputBytes}), path);
+}
+
+ClassPatterns parse_patterns(const std::string& text, const std::filesystem::path& file_name) {
   ClassPatterns p = default_patterns();
-  if (path.extension() == ".json") from_json(p, text, path.string());
-  else from_toml(p, text, path.string());
+  if (file_name.extension() == ".json") from_json(p, text, file_name.string());
+  else from_toml(p, text, file_name.string());
   return p;
 }
 

@@ -4,6 +4,7 @@
 // and FlashMLA's CHECK_CUDA carry their location the same way).
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace mhcsim {
 
@@ -42,6 +43,13 @@ class InfeasibleError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// nlohmann::json's parse_error text made fit for a one-line error about an input file: without
+// the exception id, and without the "last read: '...'" excerpt, which would echo the start of
+// whatever file a path pointed at (a scenario's calibration.profile may name any readable file,
+// /etc/shadow included). "parse error at line 1, column 1: syntax error while parsing value -
+// invalid literal" keeps the position and the reason.
+std::string json_syntax_error(std::string_view what);
 
 // Throws SpecError(key, reason) unless `ok`.
 void require(bool ok, const char* key, const std::string& reason);

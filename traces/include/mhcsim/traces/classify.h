@@ -52,6 +52,9 @@ ClassPatterns default_patterns();
 // (chosen by the .json extension). Throws InputError `file:line: key: reason` on unknown
 // classes, wrong types or invalid regexes (with RE2's reason).
 ClassPatterns load_patterns(const std::filesystem::path& path);
+// The same from a patterns file's text; `file_name` names it in errors and its extension picks
+// the format (the fuzz target's entry point).
+ClassPatterns parse_patterns(const std::string& text, const std::filesystem::path& file_name);
 
 using Regex = std::shared_ptr<const re2::RE2>;  // compiled once, shared by copies (thread-safe)
 // Compiles a case-insensitive pattern; throws InputError(key, "'...' is not a valid regex
