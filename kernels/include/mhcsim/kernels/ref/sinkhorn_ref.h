@@ -13,6 +13,16 @@ namespace mhcsim::kernels::ref {
 template <class T>
 void sinkhorn_forward(const T* logits, T* h, int64_t n, int iterations);
 
+// How the forward keeps its intermediate matrices: in T (the paper keeps Sinkhorn in fp32,
+// 4.3.1), or rounded to bf16 after the exp and after every normalisation (sums still taken in
+// T), which is what a bf16 Sinkhorn drifts by (DESIGN.md, mHC: "bf16 Sinkhorn drifting").
+enum class SinkhornStorage { Native, Bf16 };
+
+// The same forward in place in h, without the backward's saved states (no allocation); with
+// Native storage its result is bit-identical to the overload above.
+template <class T>
+void sinkhorn_forward(const T* logits, T* h, int64_t n, int iterations, SinkhornStorage storage);
+
 // grad_logits = d<grad_h, SK(exp(logits))> / d logits, exact through every iteration.
 template <class T>
 void sinkhorn_backward(const T* logits, const T* grad_h, T* grad_logits, int64_t n,
