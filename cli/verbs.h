@@ -20,5 +20,6 @@ void setup_sweep(CLI::App& app);
 void setup_report(CLI::App& app);
 void setup_validate(CLI::App& app);
 void setup_serve(CLI::App& app);
+void setup_stability(CLI::App& app);
 
 }  // namespace mhcsim::cli
