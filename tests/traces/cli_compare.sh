@@ -14,6 +14,21 @@ seed="$SRC/fuzz/seeds/trace/kineto_small.json"
 check_json self_compare "$(all_within 1e-12); assert d['max_abs_error_pct'] == 0" -- compare --trace "$seed" --simulated "$seed"
 check_json gzip_same "$(all_within 1e-12)" -- compare --trace "$seed.gz" --simulated "$seed"
 
+# Issue 15: --list-kernels (classes by stable id), a partial step (--steps 1/120, --window),
+# stable snake_case row ids, the window needing the simulated schedule.
+check_json list_kernels "ks = d['kernels']; assert {k['op_class'] for k in ks} >= {'attention', 'dispatch', 'mlp'}, ks; \
+assert all(set(k) >= {'name', 'count', 'total_seconds', 'op_class', 'direction'} for k in ks)" -- \
+  compare --trace "$seed" --list-kernels --json
+check_json row_ids "import re; assert all(re.fullmatch('[a-z0-9_]+', r['id']) for r in d['rows']); \
+assert d['rows'][0]['id'] == 'step_time'" -- compare --trace "$seed" --simulated "$seed"
+check_json window_fraction "assert d['rows'][0]['id'] == 'window_time' and abs(d['window_fraction'] - 1/120) < 1e-12" -- \
+  compare --trace "$seed" --steps 1/120
+check_json window_chunk_pair "assert d['rows'][0]['id'] == 'window_time' and d['window_fraction'] < 1" -- \
+  compare --trace "$seed" --window chunk-pair
+check window_needs_schedule 2 "--window: 'micro-batch' needs the simulated schedule" -- \
+  "$M" compare --trace "$seed" --simulated "$seed" --window micro-batch
+check bad_steps 2 "--steps" -- "$M" compare --trace "$seed" --steps 1/0
+
 S="$SRC/scenarios/mhc_27b_h100.toml"
 if verb_exists simulate && "$M" simulate -s "$S" --trace "$tmp/sim.json" >/dev/null 2>"$tmp/err"; then
   gzip -k "$tmp/sim.json"

@@ -150,3 +150,52 @@ TEST_CASE("reader: a trace file must be a regular file within the byte limit") {
                     Contains("trace file is larger than the 100 bytes limit") && Contains("--max-trace-bytes"));
   CHECK(read_chrome_trace_file(path, sink).complete_events > 0);
 }
+
+TEST_CASE("reader: B/E pairs on one pid and tid become one event each, nested, innermost first") {
+  const std::string text = R"({"traceEvents": [
+    {"ph": "B", "cat": "user_annotation", "name": "outer", "pid": 1, "tid": 2, "ts": 10},
+    {"ph": "B", "cat": "kernel", "name": "inner", "pid": 1, "tid": 2, "ts": 12, "args": {"correlation": 77}},
+    {"ph": "B", "cat": "kernel", "name": "other thread", "pid": 1, "tid": 3, "ts": 13},
+    {"ph": "E", "pid": 1, "tid": 2, "ts": 15},
+    {"ph": "E", "pid": 1, "tid": 2, "ts": 20.5},
+    {"ph": "E", "pid": 1, "tid": 9, "ts": 21},
+    {"ph": "X", "cat": "kernel", "name": "x", "pid": 1, "tid": 2, "ts": 30, "dur": 1}
+  ]})";
+  std::istringstream in(text);
+  std::vector<TraceEvent> out;
+  const auto stats = read_chrome_trace(in, "t.json", [&](const TraceEvent& e) { out.push_back(e); });
+  REQUIRE(out.size() == 3);
+  CHECK(out[0].name == "inner");
+  CHECK(out[0].cat == "kernel");
+  CHECK(out[0].ts_us == 12);
+  CHECK(out[0].dur_us == 3);
+  CHECK(out[0].correlation == 77);
+  CHECK(out[1].name == "outer");
+  CHECK(out[1].dur_us == 10.5);
+  CHECK(out[2].name == "x");
+  CHECK(stats.begin_end_pairs == 2);
+  CHECK(stats.complete_events == 1);
+  CHECK(stats.unmatched_begin_end == 2);  // the E on tid 9 and the B on tid 3
+  using Catch::Matchers::Contains;
+  CHECK_THAT(error_of(R"({"traceEvents": [{"ph":"B","name":"b","pid":1,"tid":1,"ts":5},{"ph":"E","pid":1,"tid":1,"ts":4}]})"),
+             Contains("traceEvents[1].ts: 4 is before its B event's ts 5"));
+  CHECK_THAT(error_of(R"({"traceEvents": [{"ph":"B","name":"b","pid":1,"tid":1}]})"), Contains("traceEvents[0].ts: expected a number"));
+}
+
+TEST_CASE("reader: args.correlation, escapes and numeric ids") {
+  const auto events = read_all(R"({"traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "a\"b\\c\u00e9\ud83d\ude00", "pid": 0, "tid": 7, "ts": 1, "dur": 2,
+     "args": {"External id": 5, "correlation": 44479, "grid": [1, 2, {"x": null}], "ok": true}},
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 1.5, "tid": -3, "ts": 1e3, "dur": 0, "args": {"correlation": "x"}}]})");
+  REQUIRE(events.size() == 2);
+  CHECK(events[0].name == "a\"b\\c\xc3\xa9\xf0\x9f\x98\x80");
+  CHECK(events[0].correlation == 44479);
+  CHECK(events[1].correlation == -1);
+  CHECK(events[1].pid == "1.5");
+  CHECK(events[1].tid == "-3");
+  CHECK(events[1].ts_us == 1000);
+  using Catch::Matchers::Contains;
+  CHECK_THAT(error_of(R"({"traceEvents": [{"name": "\x"}]})"), Contains("not valid JSON: invalid escape"));
+  CHECK_THAT(error_of(R"({"traceEvents": [{"ph": tru}]})"), Contains("not valid JSON"));
+  CHECK_THAT(error_of(R"({"traceEvents": []} x)"), Contains("not valid JSON: unexpected content after the trace"));
+}

@@ -2,144 +2,198 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cmath>
 #include <istream>
+#include <map>
 #include <optional>
+#include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "bounded_json_streambuf.h"
 #include "gzip_streambuf.h"
 #include "mhcsim/error.h"
 #include "mhcsim/input_file.h"
+#include "trace_json.h"
 
 namespace mhcsim::traces {
 namespace {
 
-using json = nlohmann::json;
+using detail::JsonLexer;
 
 // The fields of one event as they arrive; types are checked once the event is complete, since
-// only complete events ("X") must carry a ts and a dur.
+// only duration events must carry a ts (and complete events a dur). Strings keep their
+// capacity from one event to the next.
 struct PendingEvent {
   TraceEvent event;
   std::string ph;
   std::optional<double> ts, dur;
-  const char* ts_type = nullptr;   // JSON type seen for ts / dur when it was not a number
+  const char* ts_type = nullptr;  // JSON type seen for ts / dur when it was not a number
   const char* dur_type = nullptr;
-  void clear() { *this = PendingEvent{}; }
+  void clear() {
+    event.name.clear();
+    event.cat.clear();
+    event.pid.clear();
+    event.tid.clear();
+    event.correlation = -1;
+    ph.clear();
+    ts.reset();
+    dur.reset();
+    ts_type = dur_type = nullptr;
+  }
 };
 
-// SAX handler. Depth counts open objects and arrays; the events array sits at depth 1 inside
-// the root object (depth 0 for a bare array), each event object one deeper, and anything
-// deeper (args, stack frames) is skipped.
-class TraceSax {
+class TraceReader {
  public:
-  TraceSax(std::string file, const EventSink& sink, int64_t max_events)
-      : file_(std::move(file)), sink_(sink), max_events_(max_events) {}
+  TraceReader(JsonLexer& lex, std::string file, const EventSink& sink, int64_t max_events)
+      : lex_(lex), file_(std::move(file)), sink_(sink), max_events_(max_events) {}
 
-  bool null() { return scalar("null"); }
-  bool boolean(bool) { return scalar("a boolean"); }
-  bool number_integer(json::number_integer_t v) { return number(static_cast<double>(v)); }
-  bool number_unsigned(json::number_unsigned_t v) { return number(static_cast<double>(v)); }
-  bool number_float(json::number_float_t v, const json::string_t&) { return number(v); }
-  bool binary(json::binary_t&) { return scalar("binary"); }
-
-  bool string(json::string_t& v) {
-    if (!at_event_field()) return scalar("a string");
-    if (key_ == "name") pending_.event.name = std::move(v);
-    else if (key_ == "cat") pending_.event.cat = std::move(v);
-    else if (key_ == "ph") pending_.ph = std::move(v);
-    else if (key_ == "pid") pending_.event.pid = stream_id(std::move(v));
-    else if (key_ == "tid") pending_.event.tid = stream_id(std::move(v));
-    else return scalar("a string");
-    return true;
-  }
-
-  bool start_object(std::size_t) {
-    if (in_events_ && depth_ == events_depth_) pending_.clear();
-    else if (depth_ == 1 && events_key_) not_an_array("an object");
-    return open();
-  }
-  bool end_object() {
-    --depth_;
-    if (in_events_ && depth_ == events_depth_) finish_event();
-    return true;
-  }
-  bool start_array(std::size_t) {
-    if (depth_ == 0) start_events(0);  // JSON Array Format: the file is the events array
-    else if (depth_ == 1 && events_key_) start_events(1);
-    return open();
-  }
-  bool end_array() {
-    --depth_;
-    if (in_events_ && depth_ == events_depth_ - 1) in_events_ = false;
-    return true;
-  }
-  bool key(json::string_t& k) {
-    if (depth_ == 1 && !in_events_) events_key_ = (k == "traceEvents");
-    if (at_event_depth()) key_ = std::move(k);
-    return true;
-  }
-
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) {
-    throw InputError("", "not valid JSON: " + json_syntax_error(e.what()), {file_, 0});
-  }
-
-  void finish(ReadStats& stats) const {
+  ReadStats read() {
+    const char c = lex_.peek();
+    if (c == '[') {
+      read_events();  // JSON Array Format: the file is the events array
+    } else if (c == '{') {
+      lex_.expect('{', "'{'");
+      if (lex_.peek() == '}') {
+        lex_.expect('}', "'}'");
+      } else {
+        do {
+          lex_.read_string(key_);
+          lex_.expect(':', "':' after a key");
+          if (key_ == "traceEvents") {
+            if (lex_.peek() != '[')
+              throw InputError("traceEvents", fmt::format("expected an array of events (got {})", lex_.type_name()),
+                               {file_, 0});
+            read_events();
+          } else {
+            lex_.skip_value();
+          }
+        } while (lex_.next_in('}'));
+      }
+    } else {
+      lex_.syntax_error(c == 0 ? "unexpected end of input; expected '[' or '{'" : "expected '[' or '{'");
+    }
+    if (lex_.peek() != 0) lex_.syntax_error("unexpected content after the trace");
     if (!found_events_)
       throw InputError("traceEvents", "missing (expected a Chrome trace: an object with a traceEvents "
                                       "array of events, or an array of events)", {file_, 0});
-    stats = stats_;
+    for (const auto& [thread, open] : open_) stats_.unmatched_begin_end += static_cast<int64_t>(open.size());
+    return stats_;
   }
 
  private:
-  bool open() {
-    ++depth_;
-    return true;
-  }
-  bool at_event_depth() const { return in_events_ && depth_ == events_depth_ + 1; }
-  bool at_event_field() const { return at_event_depth() && !key_.empty(); }
-
-  void start_events(int depth) {
-    in_events_ = found_events_ = true;
-    events_depth_ = depth + 1;
-    events_key_ = false;
-  }
-  void not_an_array(const char* got) const {
-    throw InputError("traceEvents", fmt::format("expected an array of events (got {})", got), {file_, 0});
+  void read_events() {
+    found_events_ = true;
+    lex_.expect('[', "'['");
+    if (lex_.peek() == ']') return lex_.expect(']', "']'");
+    do {
+      if (lex_.peek() == '{') {
+        read_event();
+        finish_event();
+      } else {
+        lex_.skip_value();  // not an event: nothing to keep
+      }
+    } while (lex_.next_in(']'));
   }
 
-  bool scalar(const char* type) {
-    if (depth_ == 1 && events_key_) not_an_array(type);
-    if (!at_event_field()) return true;
-    if (key_ == "ts") pending_.ts_type = type;
-    else if (key_ == "dur") pending_.dur_type = type;
-    return true;
+  void read_event() {
+    ev_.clear();
+    lex_.expect('{', "'{'");
+    if (lex_.peek() == '}') return lex_.expect('}', "'}'");
+    do {
+      lex_.read_string(key_);
+      lex_.expect(':', "':' after a key");
+      field();
+    } while (lex_.next_in('}'));
   }
-  bool number(double v) {
-    if (depth_ == 1 && events_key_) not_an_array("a number");
-    if (!at_event_field()) return true;
-    if (key_ == "ts") pending_.ts = v;
-    else if (key_ == "dur") pending_.dur = v;
-    else if (key_ == "pid") pending_.event.pid = fmt::format("{}", v);
-    else if (key_ == "tid") pending_.event.tid = fmt::format("{}", v);
-    return true;
+
+  // One member of an event: the value after its key.
+  void field() {
+    const char c = lex_.peek();
+    const bool is_string = c == '"';
+    const bool is_number = c == '-' || (c >= '0' && c <= '9');
+    if (key_ == "name" && is_string) return lex_.read_string(ev_.event.name);
+    if (key_ == "cat" && is_string) return lex_.read_string(ev_.event.cat);
+    if (key_ == "ph" && is_string) return lex_.read_string(ev_.ph);
+    if (key_ == "pid" || key_ == "tid") {
+      std::string& id = key_ == "pid" ? ev_.event.pid : ev_.event.tid;
+      if (is_string) {
+        lex_.read_string(id);
+        check_id(id);
+      } else if (is_number) {
+        lex_.read_number_text(number_);
+        id = id_of_number();
+      } else {
+        lex_.skip_value();
+      }
+      return;
+    }
+    if (key_ == "ts" || key_ == "dur") {
+      auto& value = key_ == "ts" ? ev_.ts : ev_.dur;
+      if (is_number) {
+        lex_.read_number_text(number_);
+        value = to_double();
+      } else {
+        (key_ == "ts" ? ev_.ts_type : ev_.dur_type) = lex_.type_name();
+        lex_.skip_value();
+      }
+      return;
+    }
+    if (key_ == "args" && c == '{') return read_args();
+    lex_.skip_value();
+  }
+
+  // args: only `correlation` (an integer) is kept.
+  void read_args() {
+    lex_.expect('{', "'{'");
+    if (lex_.peek() == '}') return lex_.expect('}', "'}'");
+    do {
+      lex_.read_string(arg_key_);
+      lex_.expect(':', "':' after a key");
+      const char c = lex_.peek();
+      if (arg_key_ == "correlation" && (c == '-' || (c >= '0' && c <= '9'))) {
+        lex_.read_number_text(number_);
+        int64_t v = -1;
+        const auto [end, ec] = std::from_chars(number_.data(), number_.data() + number_.size(), v);
+        if (ec == std::errc{} && end == number_.data() + number_.size() && v >= 0) ev_.event.correlation = v;
+        else (void)to_double();  // a valid number that is not an id: ignored
+      } else {
+        lex_.skip_value();
+      }
+    } while (lex_.next_in('}'));
+  }
+
+  double to_double() const {
+    double v = 0;
+    const char* b = number_.data();
+    const char* e = b + number_.size();
+    const auto [end, ec] = std::from_chars(b, e, v);
+    if (ec == std::errc::result_out_of_range) lex_.syntax_error("number overflow");
+    if (ec != std::errc{} || end != e || *b == '+' || (number_.size() > 1 && b[0] == '0' && b[1] >= '0' && b[1] <= '9'))
+      lex_.syntax_error("invalid number");
+    return v;
+  }
+
+  // Ids are kept as text: an integer as written, another number as fmt prints it.
+  std::string id_of_number() const {
+    const double v = to_double();
+    int64_t i = 0;
+    const auto [end, ec] = std::from_chars(number_.data(), number_.data() + number_.size(), i);
+    if (ec == std::errc{} && end == number_.data() + number_.size()) return number_;
+    return fmt::format("{}", v);
   }
 
   // Streams are kept by (pid, tid) for the whole trace: ids are short in every real trace.
-  std::string stream_id(std::string v) const {
+  void check_id(const std::string& v) const {
     constexpr size_t kMaxIdChars = 256;
     if (v.size() > kMaxIdChars)
       throw InputError(fmt::format("traceEvents[{}].{}", stats_.events, key_),
                        fmt::format("{} characters long (expected a process / thread id of at most {})", v.size(),
                                    kMaxIdChars), {file_, 0});
-    return v;
   }
 
   std::string event_key(const char* field) const {
     return fmt::format("traceEvents[{}].{}", stats_.events - 1, field);
   }
-  // A time field of a complete event: a finite number (microseconds), >= 0 for durations.
+  // A time field of a duration event: a finite number (microseconds), >= 0 for durations.
   double time_field(const std::optional<double>& v, const char* type, const char* field, bool duration) const {
     if (!v)
       throw InputError(event_key(field),
@@ -157,24 +211,51 @@ class TraceSax {
     if (++stats_.events > max_events_)
       throw InputError("traceEvents", fmt::format("more than {} events (raise the limit with --max-trace-events)",
                                                   max_events_), {file_, 0});
-    key_.clear();
-    if (pending_.ph != "X") return;
-    pending_.event.ts_us = time_field(pending_.ts, pending_.ts_type, "ts", false);
-    pending_.event.dur_us = time_field(pending_.dur, pending_.dur_type, "dur", true);
-    ++stats_.complete_events;
-    sink_(pending_.event);
+    if (ev_.ph.size() != 1) return;
+    switch (ev_.ph[0]) {
+      case 'X':
+        ev_.event.ts_us = time_field(ev_.ts, ev_.ts_type, "ts", false);
+        ev_.event.dur_us = time_field(ev_.dur, ev_.dur_type, "dur", true);
+        ++stats_.complete_events;
+        sink_(ev_.event);
+        return;
+      case 'B': {
+        ev_.event.ts_us = time_field(ev_.ts, ev_.ts_type, "ts", false);
+        open_[{ev_.event.pid, ev_.event.tid}].push_back(ev_.event);
+        return;
+      }
+      case 'E': {
+        const double end = time_field(ev_.ts, ev_.ts_type, "ts", false);
+        const auto it = open_.find({ev_.event.pid, ev_.event.tid});
+        if (it == open_.end() || it->second.empty()) {
+          ++stats_.unmatched_begin_end;
+          return;
+        }
+        TraceEvent& begin = it->second.back();
+        if (end < begin.ts_us)
+          throw InputError(event_key("ts"), fmt::format("{} is before its B event's ts {} (expected E after B on "
+                                                        "the same pid and tid)", end, begin.ts_us), {file_, 0});
+        begin.dur_us = end - begin.ts_us;
+        if (begin.correlation < 0) begin.correlation = ev_.event.correlation;
+        ++stats_.begin_end_pairs;
+        sink_(begin);
+        it->second.pop_back();
+        if (it->second.empty()) open_.erase(it);
+        return;
+      }
+      default: return;
+    }
   }
 
+  JsonLexer& lex_;
   std::string file_;
   const EventSink& sink_;
   int64_t max_events_;
-  int depth_ = 0;
-  int events_depth_ = -1;     // depth of the events array's contents
-  bool events_key_ = false;   // the last root key was "traceEvents"
-  bool in_events_ = false;
   bool found_events_ = false;
-  std::string key_;           // current key inside an event
-  PendingEvent pending_;
+  std::string key_, arg_key_, number_;
+  PendingEvent ev_;
+  // B events not yet ended, per (pid, tid): nested ranges close innermost first.
+  std::map<std::pair<std::string, std::string>, std::vector<TraceEvent>> open_;
   ReadStats stats_;
 };
 
@@ -186,25 +267,22 @@ ReadStats read_chrome_trace(std::istream& in, const std::string& file_name, cons
   if (source == nullptr) throw InputError("", "cannot read trace", {file_name, 0});
   std::optional<GzipStreambuf> gz;
   if (starts_with_gzip_magic(*source)) source = &gz.emplace(*source);
-  BoundedJsonStreambuf bounded(*source, limits.max_bytes, kMaxTraceTokenBytes);
-  std::istream json_in(&bounded);
-  // A stream that stopped early (corrupt gzip, a limit) shows as a JSON error at the cut:
-  // report why it stopped instead.
+  JsonLexer lex(*source, limits.max_bytes, kMaxTraceTokenBytes);
+  // A stream that stopped early (corrupt gzip) shows as a JSON error at the cut: report why
+  // it stopped instead.
   const auto check_stream = [&] {
     if (gz && !gz->error().empty()) throw InputError("", gz->error(), {file_name, 0});
-    if (!bounded.error().empty()) throw InputError("", bounded.error(), {file_name, 0});
   };
-  TraceSax sax(file_name, sink, limits.max_events);
-  ReadStats stats;
+  TraceReader reader(lex, file_name, sink, limits.max_events);
   try {
-    json::sax_parse(json_in, &sax);
-  } catch (const InputError&) {
+    const ReadStats stats = reader.read();
     check_stream();
-    throw;
+    return stats;
+  } catch (const InputError& e) {
+    check_stream();
+    if (!e.where().file.empty()) throw;
+    throw InputError(e.key(), e.reason(), {file_name, 0});
   }
-  check_stream();
-  sax.finish(stats);
-  return stats;
 }
 
 ReadStats read_chrome_trace_file(const std::filesystem::path& path, const EventSink& sink,

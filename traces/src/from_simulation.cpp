@@ -19,6 +19,16 @@ OpClass class_of(sim::Piece p) {
   return OpClass::OtherCompute;
 }
 
+Direction direction_of(sim::UnitKind u) {
+  switch (u) {
+    case sim::UnitKind::Forward: return Direction::Forward;
+    case sim::UnitKind::Backward:
+    case sim::UnitKind::BackwardInput: return Direction::Backward;
+    case sim::UnitKind::Weight: return Direction::WeightGrad;
+    default: return Direction::Unknown;
+  }
+}
+
 }  // namespace
 
 KernelTimeline from_simulation(const sim::Simulation& s) {
@@ -31,7 +41,8 @@ KernelTimeline from_simulation(const sim::Simulation& s) {
   for (int32_t op = 0; op < g.op_count(); ++op) {
     const auto o = static_cast<size_t>(op);
     if (g.label[o].unit == sim::UnitKind::Sync) continue;  // zero-length markers, not kernels
-    t.spans.push_back({s.timeline.start_seconds[o], s.timeline.end_seconds[o], g.stream[o], class_of(g.label[o].piece)});
+    t.spans.push_back({s.timeline.start_seconds[o], s.timeline.end_seconds[o], g.stream[o], kNoName,
+                       class_of(g.label[o].piece), direction_of(g.label[o].unit)});
   }
   return t;
 }

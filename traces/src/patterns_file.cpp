@@ -15,13 +15,14 @@ namespace {
 constexpr const char* kExpectedClasses =
     "mhc|dispatch|combine|pp_comm|other_comm|attention|mlp|other_compute";
 
-constexpr const char* kExpectedKeys = "expected patterns, exclude or ignore_categories";
+constexpr const char* kExpectedKeys = "expected patterns, exclude, annotations, communication or ignore_categories";
 
 // The two tables of class = regex: which array of ClassPatterns each fills.
 using ClassRegexes = std::array<std::string, kOpClasses> ClassPatterns::*;
 ClassRegexes class_table(const std::string& key) {
   if (key == "patterns") return &ClassPatterns::pattern;
   if (key == "exclude") return &ClassPatterns::exclude;
+  if (key == "annotations") return &ClassPatterns::annotation;
   return nullptr;
 }
 
@@ -46,6 +47,10 @@ void from_json(ClassPatterns& p, const std::string& text, const std::string& fil
         if (!re.is_string()) throw InputError(key + "." + cls, "expected a regex string", at);
         set_pattern(p, table, key, cls, re.get<std::string>(), at);
       }
+    } else if (key == "communication") {
+      if (!value.is_string()) throw InputError(key, "expected a regex string", at);
+      compile_pattern(value.get<std::string>(), key, at);
+      p.communication = value.get<std::string>();
     } else if (key == "ignore_categories") {
       if (!value.is_array()) throw InputError(key, "expected an array of strings", at);
       p.ignore_categories.clear();
@@ -82,6 +87,11 @@ void from_toml(ClassPatterns& p, const std::string& text, const std::string& fil
         if (!v) throw InputError(key + "." + std::string(cls.str()), "expected a regex string", where(re, file));
         set_pattern(p, table, key, std::string(cls.str()), *v, where(re, file));
       }
+    } else if (key == "communication") {
+      const auto v = node.value_exact<std::string>();
+      if (!v) throw InputError(key, "expected a regex string", where(node, file));
+      compile_pattern(*v, key, where(node, file));
+      p.communication = *v;
     } else if (key == "ignore_categories") {
       const auto* arr = node.as_array();
       if (!arr) throw InputError(key, "expected an array of strings", where(node, file));

@@ -20,22 +20,37 @@ namespace mhcsim::traces {
 KernelTimeline from_simulation(const sim::Simulation& sim);
 
 struct ComparisonRow {
-  std::string metric;  // "step time", "busy: attention", "rank 0 compute busy"
+  std::string id;      // stable key: "step_time", "busy_other_compute", "rank0_all_to_all_busy"
+  std::string metric;  // display label: "step time", "busy: attention", "rank 0 compute busy"
   double measured_seconds = 0;
   double simulated_seconds = 0;
   std::optional<double> error_pct;  // (simulated - measured) / measured; none if measured is 0
+  // Under kMinorShareOfStep of the step on both sides: its error is shown but not ranked
+  // (not in the mean and max), since a few microseconds make a large percentage.
+  bool minor = false;
 };
+inline constexpr double kMinorShareOfStep = 0.01;
 
 struct Comparison {
   std::vector<ComparisonRow> rows;
   int32_t ranks_compared = 0;
-  double mean_abs_error_pct = 0;  // over rows with an error
+  double mean_abs_error_pct = 0;  // over rows with an error that are not minor
   double max_abs_error_pct = 0;
+  int32_t minor_rows = 0;
 };
 
 // Rows: step time, bubble (mean and max over ranks), compute and communication busy time,
 // their overlap, exposed communication, the busy time of each op class, and per (rank, stream
-// role). Figures that are zero on both sides are left out.
-Comparison compare(const TimelineMetrics& measured, const TimelineMetrics& simulated);
+// role). Figures that are zero on both sides are left out. `window`: the timelines cover part
+// of a step (see window_of), and the step and bubble rows are named "window time" and "idle in
+// window".
+Comparison compare(const TimelineMetrics& measured, const TimelineMetrics& simulated, bool window = false);
+
+// The simulated step's share for a measured trace that covers `fraction` of a step in steady
+// state (one chunk pair, one micro-batch): busy times, overlap and exposed communication times
+// `fraction`; a window inside the pipeline holds no fill or drain, so its time is (compute busy
+// + exposed communication) x fraction and its idle time the exposed communication's share. The
+// measured side is compared as measured (its idle time is not scaled up to a step's).
+TimelineMetrics window_of(const TimelineMetrics& simulated, double fraction);
 
 }  // namespace mhcsim::traces

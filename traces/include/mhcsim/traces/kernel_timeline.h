@@ -1,12 +1,32 @@
 #pragma once
 // The part of a timeline the comparison needs, the same for a measured trace and a simulated
-// step: kernel spans, each on one stream of one rank and of one op class. Names are classified
-// while the trace streams past, so only 24 bytes per kernel are kept (no strings).
+// step: kernel spans, each on one stream of one rank and of one op class. Names are looked up
+// in a table of distinct names while the trace streams past, so a kernel costs a 32-byte span
+// (no string); memory grows with distinct names and kernels, and the table classifies each
+// name once.
+//
+// Annotations (issue 15): a kernel's class and direction come, in this order of trust, from
+//   1. the innermost `user_annotation` range (record_function) whose name says a class, around
+//      the CUDA launch (`cuda_runtime` / `cuda_driver`, matched to the kernel by
+//      args.correlation) on the launching CPU thread;
+//   2. the same on another thread of the launching process (autograd runs backward on its own
+//      thread while the annotating thread waits inside the range);
+//   3. the innermost `cpu_op` around the launch on its thread whose name says a class;
+//   4. the innermost `gpu_user_annotation` range on the kernel's own GPU stream that holds its
+//      start;
+//   5. the kernel's name (classify.h).
+// An annotation decides among compute classes for a compute kernel and among communication
+// classes for a communication kernel (by name, incl. the communication libraries' notify
+// kernels): "dispatch(B)" makes DeepEP's combine kernel, which backward dispatch runs,
+// `dispatch`, and "attn(F)" makes a grouped FP8 GEMM `attention`, but neither makes an FP8
+// cast a communication nor an NCCL kernel attention. The direction comes from the annotation.
 #include <cstdint>
+#include <deque>
 #include <filesystem>
-#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "mhcsim/traces/chrome_trace.h"
@@ -19,25 +39,56 @@ struct StreamInfo {
   std::string name;  // "pid 0 tid 7" for a trace
 };
 
+inline constexpr uint32_t kNoName = UINT32_MAX;
+
 struct KernelSpan {
   double start_seconds = 0;
   double end_seconds = 0;
-  int32_t stream = 0;  // index into KernelTimeline::streams
+  int32_t stream = 0;       // index into KernelTimeline::streams
+  uint32_t name = kNoName;  // index into KernelTimeline::names (none in a simulated step)
   OpClass op_class = OpClass::OtherCompute;
+  Direction direction = Direction::Unknown;
+};
+
+// How the kernels got their classes.
+struct ClassSources {
+  int64_t annotation_ranges = 0;   // ranges (user annotations, CPU ops, GPU ranges) naming a class
+  int64_t by_launch_thread = 0;    // 1. above
+  int64_t by_launch_process = 0;   // 2.
+  int64_t by_cpu_op = 0;           // 3.
+  int64_t by_gpu_range = 0;        // 4.
+  int64_t kept_name_class = 0;     // annotated, but the annotation's class was of the other kind
 };
 
 struct KernelTimeline {
   std::vector<StreamInfo> streams;
   std::vector<KernelSpan> spans;
+  std::vector<std::string> names;  // distinct kernel names
   int32_t ranks = 0;
-  int64_t ignored_events = 0;  // complete events of ignored categories (CPU ops, annotations)
+  int64_t ignored_events = 0;  // duration events of ignored categories (CPU ops, annotations)
+  ClassSources sources;
 };
 
-// Streams of kernels a timeline may have: 1024 GPUs x 64 streams; each costs a map entry.
+// One row of `compare --list-kernels`: a kernel name with the class (and direction) it got;
+// a name that got several classes has a row for each.
+struct KernelNameRow {
+  std::string name;
+  OpClass op_class = OpClass::OtherCompute;
+  Direction direction = Direction::Unknown;
+  int64_t count = 0;
+  double total_seconds = 0;
+};
+// Sorted by total time, longest first, then by name.
+std::vector<KernelNameRow> kernel_list(const KernelTimeline& t);
+
+// Streams of kernels a timeline may have: 1024 GPUs x 64 streams; each costs a map entry. CPU
+// threads with launches or annotations are bounded alike.
 inline constexpr size_t kMaxTraceStreams = size_t{1} << 16;
 
-// Collects kernels from trace events. Ranks are the trace's pids in numeric order (text order
-// when a pid is not a number); streams are (pid, tid) pairs.
+// Collects kernels, launches and annotation ranges from trace events, and resolves the classes
+// in finish() (O(n log n) in launches and ranges: sorts and sweeps). Ranks are the trace's pids
+// of kernels in numeric order (text order when a pid is not a number); streams are (pid, tid)
+// pairs.
 class KernelTimelineBuilder {
  public:
   explicit KernelTimelineBuilder(const ClassPatterns& patterns) : classifier_(patterns) {}
@@ -45,12 +96,42 @@ class KernelTimelineBuilder {
   void add(const TraceEvent& e);
   KernelTimeline finish() &&;
 
+  enum class RangeKind : uint8_t { UserAnnotation, CpuOp, GpuAnnotation };
+  struct Range {
+    double start_us = 0, end_us = 0;
+    int32_t where = 0;  // CPU thread, or GPU (pid, tid) for GpuAnnotation
+    RangeKind kind = RangeKind::UserAnnotation;
+    AnnotationClass cls;
+  };
+  struct Launch {
+    int64_t correlation = 0;
+    double ts_us = 0;
+    int32_t thread = 0;
+  };
+
  private:
+  int32_t stream_of(const TraceEvent& e);
+  int32_t thread_of(const TraceEvent& e);
+  uint32_t name_of(const std::string& name);
+  double rel_us(double ts_us);
+  std::optional<AnnotationClass> annotation_of(const std::string& name);
+  void resolve();
+
   Classifier classifier_;
   KernelTimeline timeline_;
-  std::map<std::pair<std::string, std::string>, int32_t> stream_index_;
+  std::string key_;  // scratch: pid '\0' tid
+  std::unordered_map<std::string, int32_t> stream_index_;
   std::vector<std::string> stream_pid_;
-  std::optional<double> base_us_;  // ts of the first kernel
+  std::unordered_map<std::string, int32_t> thread_index_;  // CPU threads and GPU annotation streams
+  std::vector<std::string> thread_key_;
+  std::deque<std::string> names_;  // stable storage for name_index_'s keys
+  std::unordered_map<std::string_view, uint32_t> name_index_;
+  std::vector<OpClass> name_class_;
+  std::unordered_map<std::string, std::optional<AnnotationClass>> annotation_cache_;
+  std::vector<Range> ranges_;
+  std::vector<Launch> launches_;
+  std::vector<std::pair<int64_t, uint32_t>> kernel_correlation_;  // (correlation, span)
+  std::optional<double> base_us_;  // ts of the first event kept
 };
 
 // Throws InputError naming the file for a bad trace, one past `limits`, or one with more than
