@@ -99,10 +99,37 @@ class TraceReader {
     lex_.expect('{', "'{'");
     if (lex_.peek() == '}') return lex_.expect('}', "'}'");
     do {
-      lex_.read_string(key_);
+      const std::string_view key = lex_.read_key();
+      field_ = field_of(key);
+      if (field_ == Field::Other) {
+        lex_.expect(':', "':' after a key");
+        lex_.skip_value();
+        continue;
+      }
       lex_.expect(':', "':' after a key");
       field();
     } while (lex_.next_in('}'));
+  }
+
+  enum class Field : uint8_t { Name, Cat, Ph, Pid, Tid, Ts, Dur, Args, Other };
+  static Field field_of(std::string_view k) {
+    switch (k.size()) {
+      case 2: return k == "ph" ? Field::Ph : k == "ts" ? Field::Ts : Field::Other;
+      case 3:
+        return k == "cat" ? Field::Cat : k == "pid" ? Field::Pid : k == "tid" ? Field::Tid : k == "dur" ? Field::Dur
+                                                                                                    : Field::Other;
+      case 4: return k == "name" ? Field::Name : k == "args" ? Field::Args : Field::Other;
+      default: return Field::Other;
+    }
+  }
+  const char* field_name() const {
+    switch (field_) {
+      case Field::Pid: return "pid";
+      case Field::Tid: return "tid";
+      case Field::Ts: return "ts";
+      case Field::Dur: return "dur";
+      default: return "?";
+    }
   }
 
   // One member of an event: the value after its key.
@@ -110,34 +137,47 @@ class TraceReader {
     const char c = lex_.peek();
     const bool is_string = c == '"';
     const bool is_number = c == '-' || (c >= '0' && c <= '9');
-    if (key_ == "name" && is_string) return lex_.read_string(ev_.event.name);
-    if (key_ == "cat" && is_string) return lex_.read_string(ev_.event.cat);
-    if (key_ == "ph" && is_string) return lex_.read_string(ev_.ph);
-    if (key_ == "pid" || key_ == "tid") {
-      std::string& id = key_ == "pid" ? ev_.event.pid : ev_.event.tid;
-      if (is_string) {
-        lex_.read_string(id);
-        check_id(id);
-      } else if (is_number) {
-        lex_.read_number_text(number_);
-        id = id_of_number();
-      } else {
-        lex_.skip_value();
+    switch (field_) {
+      case Field::Name:
+        if (is_string) return lex_.read_string(ev_.event.name);
+        break;
+      case Field::Cat:
+        if (is_string) return lex_.read_string(ev_.event.cat);
+        break;
+      case Field::Ph:
+        if (is_string) return lex_.read_string(ev_.ph);
+        break;
+      case Field::Pid:
+      case Field::Tid: {
+        std::string& id = field_ == Field::Pid ? ev_.event.pid : ev_.event.tid;
+        if (is_string) {
+          lex_.read_string(id);
+          check_id(id);
+          return;
+        }
+        if (is_number) {
+          number_ = lex_.read_number_text();
+          id_of_number(id);
+          return;
+        }
+        break;
       }
-      return;
-    }
-    if (key_ == "ts" || key_ == "dur") {
-      auto& value = key_ == "ts" ? ev_.ts : ev_.dur;
-      if (is_number) {
-        lex_.read_number_text(number_);
-        value = to_double();
-      } else {
-        (key_ == "ts" ? ev_.ts_type : ev_.dur_type) = lex_.type_name();
-        lex_.skip_value();
+      case Field::Ts:
+      case Field::Dur: {
+        auto& value = field_ == Field::Ts ? ev_.ts : ev_.dur;
+        if (is_number) {
+          number_ = lex_.read_number_text();
+          value = to_double();
+          return;
+        }
+        (field_ == Field::Ts ? ev_.ts_type : ev_.dur_type) = lex_.type_name();
+        break;
       }
-      return;
+      case Field::Args:
+        if (c == '{') return read_args();
+        break;
+      case Field::Other: break;
     }
-    if (key_ == "args" && c == '{') return read_args();
     lex_.skip_value();
   }
 
@@ -146,11 +186,11 @@ class TraceReader {
     lex_.expect('{', "'{'");
     if (lex_.peek() == '}') return lex_.expect('}', "'}'");
     do {
-      lex_.read_string(arg_key_);
+      const bool correlation = lex_.read_key() == "correlation";
       lex_.expect(':', "':' after a key");
       const char c = lex_.peek();
-      if (arg_key_ == "correlation" && (c == '-' || (c >= '0' && c <= '9'))) {
-        lex_.read_number_text(number_);
+      if (correlation && (c == '-' || (c >= '0' && c <= '9'))) {
+        number_ = lex_.read_number_text();
         int64_t v = -1;
         const auto [end, ec] = std::from_chars(number_.data(), number_.data() + number_.size(), v);
         if (ec == std::errc{} && end == number_.data() + number_.size() && v >= 0) ev_.event.correlation = v;
@@ -173,19 +213,19 @@ class TraceReader {
   }
 
   // Ids are kept as text: an integer as written, another number as fmt prints it.
-  std::string id_of_number() const {
+  void id_of_number(std::string& id) const {
     const double v = to_double();
     int64_t i = 0;
     const auto [end, ec] = std::from_chars(number_.data(), number_.data() + number_.size(), i);
-    if (ec == std::errc{} && end == number_.data() + number_.size()) return number_;
-    return fmt::format("{}", v);
+    if (ec == std::errc{} && end == number_.data() + number_.size()) id.assign(number_);
+    else id = fmt::format("{}", v);
   }
 
   // Streams are kept by (pid, tid) for the whole trace: ids are short in every real trace.
   void check_id(const std::string& v) const {
     constexpr size_t kMaxIdChars = 256;
     if (v.size() > kMaxIdChars)
-      throw InputError(fmt::format("traceEvents[{}].{}", stats_.events, key_),
+      throw InputError(fmt::format("traceEvents[{}].{}", stats_.events, field_name()),
                        fmt::format("{} characters long (expected a process / thread id of at most {})", v.size(),
                                    kMaxIdChars), {file_, 0});
   }
@@ -252,7 +292,9 @@ class TraceReader {
   const EventSink& sink_;
   int64_t max_events_;
   bool found_events_ = false;
-  std::string key_, arg_key_, number_;
+  std::string key_;
+  std::string_view number_;  // the last number's text (valid until the lexer reads on)
+  Field field_ = Field::Other;
   PendingEvent ev_;
   // B events not yet ended, per (pid, tid): nested ranges close innermost first.
   std::map<std::pair<std::string, std::string>, std::vector<TraceEvent>> open_;

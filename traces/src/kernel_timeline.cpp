@@ -109,12 +109,29 @@ int32_t KernelTimelineBuilder::thread_of(const TraceEvent& e) {
   return id;
 }
 
+std::string_view KernelTimelineBuilder::store(const std::string& name) {
+  constexpr size_t kBlockBytes = size_t{1} << 20;  // names are bump-allocated in 1 MiB blocks
+  auto& blocks = timeline_.name_storage;
+  if (name.size() > block_left_) {
+    const size_t bytes = std::max(kBlockBytes, name.size());
+    blocks.push_back(std::make_unique_for_overwrite<char[]>(bytes));
+    block_next_ = blocks.back().get();
+    block_left_ = bytes;
+  }
+  std::copy(name.begin(), name.end(), block_next_);
+  const std::string_view stored(block_next_, name.size());
+  block_next_ += name.size();
+  block_left_ -= name.size();
+  return stored;
+}
+
 uint32_t KernelTimelineBuilder::name_of(const std::string& name) {
   if (const auto it = name_index_.find(std::string_view(name)); it != name_index_.end()) return it->second;
-  const auto id = static_cast<uint32_t>(names_.size());
+  const auto id = static_cast<uint32_t>(timeline_.names.size());
   if (id == kNoName) throw InputError("traceEvents", "more than 2^32 - 1 distinct kernel names");
-  names_.push_back(name);
-  name_index_.emplace(std::string_view(names_.back()), id);
+  const std::string_view stored = store(name);
+  timeline_.names.push_back(stored);
+  name_index_.emplace(stored, id);
   name_class_.push_back(classifier_.kernel_class(name));
   return id;
 }
@@ -242,9 +259,6 @@ KernelTimeline KernelTimelineBuilder::finish() && {
     timeline_.streams[s].rank = static_cast<int32_t>(
         std::lower_bound(pids.begin(), pids.end(), stream_pid_[s], pid_less) - pids.begin());
   timeline_.ranks = static_cast<int32_t>(pids.size());
-  name_index_.clear();
-  timeline_.names.reserve(names_.size());
-  for (auto& n : names_) timeline_.names.push_back(std::move(n));
   return std::move(timeline_);
 }
 
@@ -269,8 +283,8 @@ std::vector<KernelNameRow> kernel_list(const KernelTimeline& t) {
     rows[row].total_seconds += s.end_seconds - s.start_seconds;
   }
   for (size_t n = 0; n < first.size(); ++n)
-    if (first[n] != kUnset) rows[first[n]].name = t.names[n];
-  for (const auto& [key, row] : more) rows[row].name = t.names[std::get<0>(key)];
+    if (first[n] != kUnset) rows[first[n]].name = std::string(t.names[n]);
+  for (const auto& [key, row] : more) rows[row].name = std::string(t.names[std::get<0>(key)]);
   std::sort(rows.begin(), rows.end(), [](const KernelNameRow& a, const KernelNameRow& b) {
     return a.total_seconds != b.total_seconds ? a.total_seconds > b.total_seconds : a.name < b.name;
   });

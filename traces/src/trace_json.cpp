@@ -13,22 +13,27 @@ namespace {
 
 constexpr size_t kBlockBytes = size_t{1} << 20;
 
+}  // namespace
+
 // Bytes that continue a number or literal; bytes a string's fast scan stops at.
-constexpr std::array<bool, 256> kBare = [] {
+constinit const std::array<bool, 256> JsonLexer::kBare = [] {
   std::array<bool, 256> t{};
   for (int c = '0'; c <= '9'; ++c) t[static_cast<size_t>(c)] = true;
   for (int c = 'a'; c <= 'z'; ++c) t[static_cast<size_t>(c)] = true;
   for (const char c : {'-', '+', '.', 'E'}) t[static_cast<unsigned char>(c)] = true;
   return t;
 }();
-constexpr std::array<bool, 256> kStringStop = [] {
+constinit const std::array<bool, 256> JsonLexer::kStringStop = [] {
   std::array<bool, 256> t{};
   for (int c = 0; c < 0x20; ++c) t[static_cast<size_t>(c)] = true;
   t['"'] = t['\\'] = true;
   return t;
 }();
-bool is_bare(char c) { return kBare[static_cast<unsigned char>(c)]; }
-bool string_stop(char c) { return kStringStop[static_cast<unsigned char>(c)]; }
+
+namespace {
+
+bool is_bare(char c) { return JsonLexer::kBare[static_cast<unsigned char>(c)]; }
+bool string_stop(char c) { return JsonLexer::kStringStop[static_cast<unsigned char>(c)]; }
 
 void append_utf8(std::string& out, uint32_t cp) {
   if (cp < 0x80) {

@@ -21,7 +21,7 @@
 // `dispatch`, and "attn(F)" makes a grouped FP8 GEMM `attention`, but neither makes an FP8
 // cast a communication nor an NCCL kernel attention. The direction comes from the annotation.
 #include <cstdint>
-#include <deque>
+#include <memory>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -63,7 +63,8 @@ struct ClassSources {
 struct KernelTimeline {
   std::vector<StreamInfo> streams;
   std::vector<KernelSpan> spans;
-  std::vector<std::string> names;  // distinct kernel names
+  std::vector<std::string_view> names;  // distinct kernel names, in name_storage
+  std::vector<std::unique_ptr<char[]>> name_storage;  // blocks of names, never moved
   int32_t ranks = 0;
   int64_t ignored_events = 0;  // duration events of ignored categories (CPU ops, annotations)
   ClassSources sources;
@@ -124,8 +125,10 @@ class KernelTimelineBuilder {
   std::vector<std::string> stream_pid_;
   std::unordered_map<std::string, int32_t> thread_index_;  // CPU threads and GPU annotation streams
   std::vector<std::string> thread_key_;
-  std::deque<std::string> names_;  // stable storage for name_index_'s keys
-  std::unordered_map<std::string_view, uint32_t> name_index_;
+  std::string_view store(const std::string& name);  // a copy in the timeline's name_storage
+  std::unordered_map<std::string_view, uint32_t> name_index_;  // keys in name_storage
+  char* block_next_ = nullptr;
+  size_t block_left_ = 0;
   std::vector<OpClass> name_class_;
   std::unordered_map<std::string, std::optional<AnnotationClass>> annotation_cache_;
   std::vector<Range> ranges_;
