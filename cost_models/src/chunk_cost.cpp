@@ -23,14 +23,6 @@ void check_workload(const WorkloadSpec& w) {
   check(w.batch_seqs >= 1, "workload.batch_seqs", "must be >= 1");
 }
 
-// Tokens of one micro-batch on one GPU's CP rank.
-double micro_batch_tokens(const Scenario& s) {
-  const auto& w = s.workload;
-  const double tokens = w.mode == WorkloadMode::Train ? d(w.micro_batch_seqs * w.seq_len)
-                                                     : d(w.batch_seqs) * (w.phase == ServePhase::Prefill ? d(w.context_len) : 1.0);
-  return tokens / d(std::max<int64_t>(1, s.parallel.cp));
-}
-
 // MoE layers in the most loaded chunk of `layers` layers.
 int64_t moe_layers_in_chunk(const ModelSpec& m, int64_t layers) {
   return std::min(layers, m.moe_layers());

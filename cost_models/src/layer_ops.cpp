@@ -32,16 +32,23 @@ struct Ctx {
   bool megatron_selective() const { return recompute == ActivationRecompute::Attention; }
 };
 
-Ctx context(const Scenario& s) {
+}  // namespace
+
+double micro_batch_tokens(const Scenario& s) {
   const auto& w = s.workload;
+  const double tokens = w.mode == WorkloadMode::Train ? d(w.micro_batch_seqs * w.seq_len)
+                                                     : d(w.batch_seqs) * (w.phase == ServePhase::Prefill ? d(w.context_len) : 1.0);
+  return tokens / d(std::max<int64_t>(1, s.parallel.cp));
+}
+
+namespace {
+
+Ctx context(const Scenario& s) {
   const auto& p = s.parallel;
   check(p.tp >= 1, "parallel.tp", "must be >= 1");
   check(p.cp >= 1, "parallel.cp", "must be >= 1");
   Ctx c{s, s.model};
-  const bool train = w.mode == WorkloadMode::Train;
-  const double seqs = d(train ? w.micro_batch_seqs : w.batch_seqs);
-  const double len = d(train ? w.seq_len : w.context_len);
-  c.tokens = seqs * len / d(p.cp);
+  c.tokens = micro_batch_tokens(s);
   c.tp = d(p.tp);
   c.rep = p.sequence_parallel ? c.tokens / c.tp : c.tokens;
   c.act = bytes_per_element(s.precision.activations);
@@ -168,7 +175,28 @@ void attention_ops(const Ctx& c, std::vector<Op>& ops) {
   const double qkv_saved = ds ? 0.0 : T * qkv_elems * c.act;
   const double seq = d(c.s.workload.mode == WorkloadMode::Train ? c.s.workload.seq_len : c.s.workload.context_len);
   const bool dropout = m.dropout;
-  if (p.flash_attention) {
+  const auto& w = c.s.workload;
+  if (w.mode == WorkloadMode::Serve && w.phase == ServePhase::Decode) {
+    // Decode: each of the T new tokens attends its sequence's whole cache of `seq` tokens, read
+    // from HBM once per step; nothing is kept for a backward. MLA in the weight-absorbed form
+    // and FlashMLA's accounting (kernel_bytes.h), other attention over the K and V heads.
+    Op core;
+    core.name = "attention_core";
+    core.kind = OpKind::Attention;
+    core.part = A;
+    const double keys = T * seq;
+    if (mla) {
+      const MlaDecodeShape shape{static_cast<int64_t>(T), 1, static_cast<int64_t>(keys),
+                                 static_cast<int64_t>(heads), m.kv_lora_rank, m.qk_rope_head_dim};
+      core.flops = mla_decode_flops(shape);
+      core.bytes = mla_decode_bytes(shape, c.s.precision.kv_cache, c.s.precision.activations);
+    } else {
+      core.flops = 2.0 * keys * heads * (qk + v);
+      core.bytes = keys * kv_heads * (qk + v) * bytes_per_element(c.s.precision.kv_cache) +
+                   T * heads * (qk + v) * c.act;
+    }
+    ops.push_back(core);
+  } else if (p.flash_attention) {
     // FlashAttention: causal blocks above the diagonal are skipped, so a query attends (s+1)/2
     // keys on average; the s x s scores never reach HBM. Saves Q, K, V, O and the log-sum-exp.
     Op core;

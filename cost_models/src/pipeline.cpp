@@ -40,14 +40,47 @@ void require_times(const PhaseTimes& t) {
 double pipeline_bubble_seconds(Schedule s, int64_t pp, int64_t m, const PhaseTimes& t, int64_t v) {
   require_shape(s, pp, m, v);
   require_times(t);
+  double bubble = 0;
   switch (s) {
     case Schedule::OneF1B:
-    case Schedule::Interleaved1F1B: return d(pp - 1) * (t.f + t.b);
-    case Schedule::ZB1P: return d(pp - 1) * (t.f + t.b - 2 * t.w);
-    case Schedule::DualPipe: return d(pp / 2 - 1) * (t.fb + t.b - 3 * t.w);
-    case Schedule::DualPipeV: return d(pp - 1) * (t.fb + t.b - 3 * t.w);  // PP = 2 x ranks
+    case Schedule::Interleaved1F1B: bubble = d(pp - 1) * (t.f + t.b); break;
+    case Schedule::ZB1P: bubble = d(pp - 1) * (t.f + t.b - 2 * t.w); break;
+    case Schedule::DualPipe:
+    case Schedule::DualPipeV: {
+      const double k = s == Schedule::DualPipe ? d(pp / 2 - 1) : d(pp - 1);  // DualPipeV: PP = 2 x ranks
+      bubble = k * (t.fb + t.b - 3 * t.w);
+      // The README's formula is the reference schedules' timeline (dualpipe.py, dualpipev.py,
+      // which sim/ replays op for op) at F = B_input. Elsewhere the pacing rank's idle time
+      // differs by a closed form, exact for W <= B_input (tests/sim/test_sim_schedules.cpp checks
+      // it over a grid of ranks, micro-batches and F, B_input, W): a forward longer than the
+      // input gradient stretches each of the k + 1 warm-up steps; a shorter one lets one F hide
+      // in the cool-down, up to k x (B_input - F).
+      const double bi = t.b - t.w;
+      if (t.w <= bi) bubble += t.f > bi ? (k > 0 ? (k + 1) * (t.f - bi) : 0.0) : -std::min(t.f, k * (bi - t.f));
+      break;
+    }
   }
-  return 0;
+  return std::max(0.0, bubble);
+}
+
+RankChunks pipeline_busiest_rank(Schedule s, int64_t pp, int64_t m, double middle, double last, int64_t v) {
+  require_shape(s, pp, m, v);
+  check(middle >= 0 && last >= 0, "phase_times", "must be >= 0");
+  RankChunks with_last;
+  bool all_middle_rank = pp > 1;  // some rank holds no last stage
+  switch (s) {
+    case Schedule::OneF1B:
+    case Schedule::ZB1P: with_last = {0, d(m)}; break;
+    case Schedule::Interleaved1F1B: with_last = {d(m) * d(v - 1), d(m)}; break;
+    case Schedule::DualPipe:
+      with_last = {d(m) / 2, d(m) / 2};
+      all_middle_rank = pp > 2;
+      break;
+    case Schedule::DualPipeV: with_last = {d(m), d(m)}; break;
+  }
+  const RankChunks all_middle{d(m) * d(stages_per_rank(s, v)), 0};
+  const auto busy = [&](const RankChunks& r) { return r.middle * middle + r.last * last; };
+  return all_middle_rank && busy(all_middle) > busy(with_last) ? all_middle : with_last;
 }
 
 double pipeline_busy_seconds(Schedule s, int64_t pp, int64_t m, const PhaseTimes& t, int64_t v) {

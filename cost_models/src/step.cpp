@@ -34,22 +34,42 @@ StepEstimate step_estimate(const Scenario& s) {
   const int64_t stages = pipeline_chunks(p.schedule, p.pp, p.virtual_stages);
   const int64_t last_layers = std::clamp<int64_t>(s.model.layers - (stages - 1) * e.layers_per_chunk, 1, e.layers_per_chunk);
   e.last_chunk = chunk_cost(s, last_layers, /*last_stage=*/true);
-  // Every micro-batch passes every stage, so the slowest chunk paces the steady state and sets
-  // the bubble's phase times (pipeline formulas assume equal stages; we take the slowest).
+  // The slowest chunk, for the tables.
   const auto fb = [](const ChunkCost& c) { return c.forward_seconds() + c.backward_seconds(); };
   e.chunk = fb(e.last_chunk) > fb(e.middle_chunk) ? e.last_chunk : e.middle_chunk;
-  const auto& c = e.chunk;
 
   // The all-to-all of a chunk hides behind the other chunk's compute up to `overlap`; the
   // backward mirrors the forward's dispatch and combine.
-  const double exposed = (1.0 - p.overlap) * c.a2a_forward_seconds();
-  e.exposed_a2a_seconds = 2.0 * exposed;
-  e.phases.f = c.forward_seconds() + exposed;
-  e.phases.b = c.backward_seconds() + exposed;
-  e.phases.w = c.backward_weight_seconds();
+  const auto exposed = [&](const ChunkCost& k) { return (1.0 - p.overlap) * k.a2a_forward_seconds(); };
+  e.exposed_a2a_seconds = 2.0 * exposed(e.chunk);
+  // The pipeline fills and drains through the stages before the last: their chunk's phases set
+  // the bubble (with one stage, the only chunk's).
+  const ChunkCost& through = stages > 1 ? e.middle_chunk : e.last_chunk;
+  e.phases.f = through.forward_seconds() + exposed(through);
+  e.phases.b = through.backward_seconds() + exposed(through);
+  e.phases.w = through.backward_weight_seconds();
   e.phases.fb = e.phases.f + e.phases.b;
-  e.busy_seconds = pipeline_busy_seconds(p.schedule, p.pp, p.micro_batches, e.phases, p.virtual_stages);
+  // The busiest rank's compute, each of its chunks at its own price (the last stage's rank
+  // also runs middle chunks in interleaved 1F1B and the DualPipes), with the exposure above.
+  const double middle_fb = fb(e.middle_chunk) + 2.0 * exposed(e.middle_chunk);
+  const double last_fb = fb(e.last_chunk) + 2.0 * exposed(e.last_chunk);
+  e.busiest_rank = pipeline_busiest_rank(p.schedule, p.pp, p.micro_batches, middle_fb, last_fb, p.virtual_stages);
+  e.busy_seconds = e.busiest_rank.middle * middle_fb + e.busiest_rank.last * last_fb;
+  e.exposed_a2a_per_rank_seconds =
+      2.0 * (e.busiest_rank.middle * exposed(e.middle_chunk) + e.busiest_rank.last * exposed(e.last_chunk));
   e.bubble_seconds = pipeline_bubble_seconds(p.schedule, p.pp, p.micro_batches, e.phases, p.virtual_stages);
+
+  // Stage-boundary transfers on the critical path (sim/README.md). DualPipe's reference commits
+  // every slot with batch_isend_irecv and waits for it, so each F and B a rank runs waits for
+  // its send: exposed communication. The 1F1B family sends asynchronously; its transfers delay
+  // the fill and the drain, once per boundary and virtual round: bubble.
+  const double send = through.pp_send_seconds;
+  const bool dual = p.schedule == Schedule::DualPipe || p.schedule == Schedule::DualPipeV;
+  if (dual) {
+    e.pp_exposed_seconds = 2.0 * (e.busiest_rank.middle + e.busiest_rank.last) * send;
+  } else {
+    e.bubble_seconds += 2.0 * static_cast<double>((p.pp - 1) * stages_per_rank(p.schedule, p.virtual_stages)) * send;
+  }
 
   // ZeRO-1/2 reduce-scatter the gradients and all-gather the parameters after the step,
   // overlapped with the backward up to `overlap`.
@@ -60,7 +80,7 @@ StepEstimate step_estimate(const Scenario& s) {
   e.dp_sync_seconds = (1.0 - p.overlap) * (dp_sync_seconds(s, params.dense * grad, d(p.dp * p.cp)) +
                                            dp_sync_seconds(s, params.experts * grad, expert_dp));
 
-  e.step_seconds = e.busy_seconds + e.bubble_seconds + e.dp_sync_seconds;
+  e.step_seconds = e.busy_seconds + e.pp_exposed_seconds + e.bubble_seconds + e.dp_sync_seconds;
   e.tokens_per_step = d(p.dp * p.micro_batches * w.micro_batch_seqs * w.seq_len);
   e.tokens_per_second = e.tokens_per_step / e.step_seconds;
   e.training_flops_per_token = training_flops_per_token(s.model, w.seq_len, false);

@@ -1,5 +1,6 @@
 // Kept apart from simulate.cpp: only this file needs cost_models' chunk prices.
 #include "mhcsim/cost/chunk_cost.h"
+#include "mhcsim/error.h"
 #include "mhcsim/cost/memory.h"
 #include "mhcsim/cost/step.h"
 #include "mhcsim/sim/simulate.h"
@@ -8,9 +9,11 @@ namespace mhcsim::sim {
 
 StagePrices stage_prices(const Scenario& scenario) {
   const double overlap = scenario.parallel.overlap;
+  // A training step's schedules run forward and backward passes; a serving iteration is forward
+  // only, which `mhcsim serve` simulates request by request.
   if (scenario.workload.mode != WorkloadMode::Train)
-    return uniform_stages(prices_from_chunk_cost(
-        cost::chunk_cost(scenario, cost::layers_per_chunk(scenario)), overlap));
+    throw SpecError("workload.mode", "simulate runs a training step's pipeline schedule; for a serving "
+                                     "scenario use `mhcsim serve` (request-level simulation)");
   const auto e = cost::step_estimate(scenario);
   return {prices_from_chunk_cost(e.middle_chunk, overlap), prices_from_chunk_cost(e.last_chunk, overlap),
           e.dp_sync_seconds};

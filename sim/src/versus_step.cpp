@@ -7,21 +7,14 @@
 namespace mhcsim::sim {
 namespace {
 
-double compute_seconds(const PhasePrices& p) {
-  return p.forward_seconds() + p.backward_input_seconds() + p.backward_weight_seconds();
-}
-
 struct RowText {
   const char* key;
   const char* what;
 };
 constexpr RowText kRows[kRefinements] = {
     {"analytic_assumptions",
-     "every stage at the slowest chunk, one compute stream, free PP transfers, (1 - overlap) of each "
-     "all-to-all exposed"},
-    {"uneven_stages", "+ the last stage at its own price (remaining layers + LM head)"},
+     "each stage at its own price, one compute stream, (1 - overlap) of each all-to-all exposed"},
     {"mhc_stream", "+ mHC F_post,res on the high-priority stream beside the compute"},
-    {"pp_transfers", "+ stage-boundary transfers on the PP links"},
     {"a2a_pieces", "+ hidden all-to-all piece by piece (F&B partners; none in single F/B slots)"},
 };
 
@@ -44,16 +37,11 @@ bool VersusStep::within_bounds() const {
 
 StagePrices refined_prices(const StagePrices& full, Refinement upto) {
   StagePrices p = full;
-  if (upto < Refinement::UnevenStages) {  // step.cpp: the slowest chunk's F + B paces every stage
-    const PhasePrices slowest = compute_seconds(p.last_chunk) > compute_seconds(p.chunk) ? p.last_chunk : p.chunk;
-    p.chunk = p.last_chunk = slowest;
-  }
   for (PhasePrices* c : {&p.chunk, &p.last_chunk}) {
     if (upto < Refinement::MhcStream) {  // inside the MLP's compute, as chunk_cost prices it
       c->mlp_forward_seconds += c->mhc_post_forward_seconds;
       c->mhc_post_forward_seconds = 0;
     }
-    if (upto < Refinement::PpTransfers) c->pp_send_seconds = 0;
     if (upto < Refinement::A2aPieces) {  // only the serialised share remains, nothing to hide
       c->dispatch_seconds *= 1 - c->a2a_overlap;
       c->combine_seconds *= 1 - c->a2a_overlap;
@@ -65,7 +53,7 @@ StagePrices refined_prices(const StagePrices& full, Refinement upto) {
 
 VersusStep versus_step(const Scenario& scenario, const Simulation& full) {
   VersusStep v;
-  v.analytic = analytic_step_terms(cost::step_estimate(scenario), scenario.parallel);
+  v.analytic = analytic_step_terms(cost::step_estimate(scenario));
   const StagePrices prices = stage_prices(scenario);
   for (int i = 0; i < kRefinements; ++i) {
     const auto r = static_cast<Refinement>(i);

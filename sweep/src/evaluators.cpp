@@ -68,11 +68,11 @@ Evaluator simulated_evaluator(int64_t max_sim_ops) {
             Evaluation e = start(s);
             if (s.workload.mode != WorkloadMode::Train) return e;
             sim::check_op_budget(sim::schedule_spec_from(s.parallel), max_sim_ops);
-            // The simulated pipeline (busy + bubble) replaces the formula's; the DP sync stays.
+            // The simulated step (it ends with the same exposed DP sync) replaces the formula's.
             // Throughput, MFU and GPU-hours are per unit of step time, so they scale with it.
             auto est = cost::step_estimate(s);
             const auto sim = sim::simulate(s);
-            const double slower = (sim.stats.step_seconds + est.dp_sync_seconds) / est.step_seconds;
+            const double slower = sim.stats.step_seconds / est.step_seconds;
             est.step_seconds *= slower;
             est.bubble_seconds = sim.stats.max_bubble_seconds;
             est.tokens_per_second /= slower;

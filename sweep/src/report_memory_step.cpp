@@ -12,6 +12,7 @@
 #include "mhcsim/cost/step.h"
 #include "mhcsim/reports/svg.h"
 #include "mhcsim/sim/simulate.h"
+#include "mhcsim/sim/step_terms.h"
 #include "mhcsim/units.h"
 #include "report_parts.h"
 
@@ -110,10 +111,8 @@ std::pair<reports::Table, reports::Figure> chunk_kind_blocks(const Scenario& s, 
 reports::Section step_section(const Scenario& s) {
   const auto est = cost::step_estimate(s);
   const auto sim = sim::simulate(s);
-  // busy_seconds carries the exposed all-to-all inside F and B (step.h): split it out in
-  // proportion, so the parts add up to the step.
-  const double fb = est.phases.f + est.phases.b;
-  const double exposed = fb > 0 ? est.busy_seconds * est.exposed_a2a_seconds / fb : 0;
+  // In the terms of sim/step_terms.h, which add up to the step on both sides.
+  const auto analytic = sim::analytic_step_terms(est);
   // The simulator's rank with the largest idle: its compute, its communication with no compute
   // under it, and the rest of its idle time (bubble = step - compute busy, metrics.h).
   sim::RankStats worst;
@@ -123,12 +122,13 @@ reports::Section step_section(const Scenario& s) {
   c.title = "Step time breakdown";
   c.category_label = "model";
   c.value = {"time per step", "s"};
-  c.parts = {"compute", "exposed EP all-to-all", "exposed DP sync", "pipeline bubble"};
+  c.parts = {"compute", "exposed communication (EP, PP)", "exposed DP sync", "pipeline bubble"};
   c.categories = {"analytic", "simulated"};
-  c.values = {{est.busy_seconds - exposed, exposed, est.dp_sync_seconds, est.bubble_seconds},
+  c.values = {{analytic.compute_seconds, analytic.exposed_comm_seconds, analytic.grad_sync_seconds,
+               analytic.bubble_seconds},
               {worst.compute_busy_seconds, worst.exposed_comm_seconds, est.dp_sync_seconds,
                std::max(0.0, worst.bubble_seconds - worst.exposed_comm_seconds)}};
-  const double sim_step = sim.stats.step_seconds + est.dp_sync_seconds;
+  const double sim_step = sim.stats.step_seconds;  // ends with the exposed DP sync (sim/README.md)
   reports::QuantityList q{"step", {
       {"step_time_s", "step time, analytic", est.step_seconds, "s", 1, 3},
       {"sim_step_time_s", "step time, simulated", sim_step, "s", 1, 3},

@@ -66,3 +66,28 @@ TEST_CASE("impossible pipeline shapes throw SpecError naming the key") {
                     Catch::Contains("parallel.pp"));
   CHECK_THROWS_AS(pipeline_bubble_seconds(Schedule::OneF1B, 4, 8, PhaseTimes{1, 1, 2, 2}), SpecError);
 }
+
+TEST_CASE("bubbles are never negative, even where weight gradients dominate") {
+  // W > (F&B + B) / 3 (tens of thousands of small experts) drives the README formulas below 0;
+  // deferred W can only fill idle time that exists.
+  const PhaseTimes w_heavy{1, 10, 9.5, 11};
+  for (const auto s : {Schedule::ZB1P, Schedule::DualPipe, Schedule::DualPipeV})
+    CHECK(pipeline_bubble_seconds(s, 8, 32, w_heavy) >= 0);
+}
+
+TEST_CASE("the busiest rank runs the last stage beside the middle chunks its schedule gives it") {
+  // middle chunk 1 s of F + B, last stage (LM head) 1.5 s; 4 ranks, 16 micro-batches.
+  const auto busy = [](Schedule s, int64_t v = 1) {
+    const auto r = pipeline_busiest_rank(s, 4, 16, 1.0, 1.5, v);
+    return r.middle * 1.0 + r.last * 1.5;
+  };
+  CHECK(busy(Schedule::OneF1B) == 16 * 1.5);
+  CHECK(busy(Schedule::ZB1P) == 16 * 1.5);
+  CHECK(busy(Schedule::Interleaved1F1B, 3) == 16 * (2 * 1.0 + 1.5));
+  CHECK(busy(Schedule::DualPipe) == 8 * 1.0 + 8 * 1.5);   // ranks 0 and 3, one direction each
+  CHECK(busy(Schedule::DualPipeV) == 16 * (1.0 + 1.5));   // rank 0: stages 0 and 7
+  // A lighter last stage leaves a rank of middle chunks the busiest.
+  const auto light = pipeline_busiest_rank(Schedule::Interleaved1F1B, 4, 16, 1.0, 0.5, 3);
+  CHECK(light.middle == 48);
+  CHECK(light.last == 0);
+}

@@ -55,7 +55,7 @@ TEST_CASE("DeepSeek-V3 step composes: tokens, GPU-hours and MFU follow from the 
   CHECK_THAT(e.tokens_per_second, WithinRel(e.tokens_per_step / e.step_seconds, 1e-12));
   CHECK_THAT(e.gpu_hours_per_trillion_tokens, WithinRel(2048 * 1e12 / e.tokens_per_second / 3600, 1e-12));
   CHECK_THAT(e.mfu, WithinRel(e.training_flops_per_token * e.tokens_per_second / (2048 * 989e12), 1e-12));
-  CHECK_THAT(e.step_seconds, WithinRel(e.busy_seconds + e.bubble_seconds + e.dp_sync_seconds, 1e-12));
+  CHECK_THAT(e.step_seconds, WithinRel(e.busy_seconds + e.pp_exposed_seconds + e.bubble_seconds + e.dp_sync_seconds, 1e-12));
   CHECK(e.bubble_fraction() < 0.1);
   CHECK(e.layers_per_chunk == 4);  // 64 layer-equivalents over PP 16
   // The middle stages (4 MoE layers) pace the pipeline, not the last one (1 layer + LM head).

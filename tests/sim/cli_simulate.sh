@@ -32,7 +32,7 @@ printed=$(sed -n 's/^# trace written to .*: \([0-9]*\) slices.*/\1/p' "$out/gz.t
 in_file=$(gzip -dc "$out/trace.json.gz" | grep -o '"ph":"X"' | wc -l)
 [ -n "$printed" ] && [ "$printed" -eq "$in_file" ] || fail "gz: printed $printed slices, file holds $in_file"
 
-check_error() {  # check_error KEY --set ...
+check_error() {  # check_error KEY --set ... (scn= to use another scenario)
   local key="$1"; shift
   "$M" simulate -s "$scn" "$@" > "$out/stdout" 2> "$out/stderr"
   local rc=$?
@@ -43,6 +43,8 @@ check_error() {  # check_error KEY --set ...
 check_error parallel.pp --set parallel.pp=3
 check_error parallel.micro_batches --set parallel.micro_batches=30
 check_error parallel.micro_batches --set parallel.micro_batches=33
+# A serving scenario runs forward passes only: refused with a pointer to `mhcsim serve`.
+scn="$SRC/scenarios/deepseek_v3_serve.toml" check_error "workload.mode: .*mhcsim serve"
 
 [ "$fails" -eq 0 ] && echo "cli_simulate: all checks passed"
 exit $((fails > 0))

@@ -103,6 +103,21 @@ TEST_CASE("DualPipeV: bubble (PP/2-1)(F&B+B-3W) with PP = 2 x ranks; PP+1 activa
     CHECK(r.peak_activation_chunks == cost::pipeline_activation_chunks(Schedule::DualPipeV, p, n));
 }
 
+TEST_CASE("DualPipe and DualPipeV away from F = B_input: the pacing rank idles what cost's formula says") {
+  // The README formula holds at F = B_input; cost::pipeline_bubble_seconds adds the reference
+  // timeline's own term elsewhere, which must be exact wherever W <= B_input.
+  const auto kind = GENERATE(Schedule::DualPipe, Schedule::DualPipeV);
+  const int32_t p = GENERATE(2, 4, 6, 8, 16);
+  const int32_t per_rank = GENERATE(2, 3, 4);
+  const double f = GENERATE(0.5, 1.0, 1.5, 3.0), bi = GENERATE(0.5, 1.0, 2.0, 4.0), w = GENERATE(0.25, 0.5, 2.0);
+  if (w > bi) return;
+  const int32_t n = per_rank * p;
+  INFO(to_string(kind) << " ranks " << p << " micro-batches " << n << " F " << f << " B_input " << bi << " W " << w);
+  const auto s = simulate(make_spec(kind, p, n), uniform_prices(f, bi, w));
+  const cost::PhaseTimes t{f, bi + w, w, f + bi + w};
+  CHECK_THAT(s.stats.bubble_seconds, Catch::Matchers::WithinAbs(cost::pipeline_bubble_seconds(kind, p, n, t), 1e-9));
+}
+
 TEST_CASE("invariants hold with all-to-all, mHC stream and costly PP links") {
   const auto kind = GENERATE(Schedule::OneF1B, Schedule::ZB1P, Schedule::Interleaved1F1B,
                              Schedule::DualPipe, Schedule::DualPipeV);

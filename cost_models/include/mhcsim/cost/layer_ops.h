@@ -43,6 +43,10 @@ struct Op {
   bool hides_behind_previous = false;  // Communication overlapped with the op before it (CP)
 };
 
+// Tokens of one micro-batch on one GPU's CP rank: micro_batch_seqs x seq_len in training,
+// batch_seqs x context_len at prefill, batch_seqs at decode (one new token per sequence).
+double micro_batch_tokens(const Scenario& s);
+
 // One transformer layer (dense FFN or MoE) for one micro-batch on one GPU. The MoE dispatch and
 // combine all-to-alls are not in the list: the schedules overlap them (ChunkCost prices them).
 std::vector<Op> layer_ops(const Scenario& s, bool moe_layer);

@@ -19,7 +19,11 @@ struct PhaseTimes {
 
 // Largest idle time over ranks in one step (README table):
 //   1F1B (PP-1)(F+B); ZB1P (PP-1)(F+B-2W); interleaved (PP-1)(F+B) per chunk;
-//   DualPipe (PP/2-1)(F&B+B-3W); DualPipeV the same with PP = 2 x ranks stages.
+//   DualPipe (PP/2-1)(F&B+B-3W); DualPipeV the same with PP = 2 x ranks stages; for the
+//   DualPipes plus the reference timeline's own term where F != B_input (pipeline.cpp).
+// Never below 0: where weight gradients outweigh the rest (W > (F&B+B)/3, e.g. tens of
+// thousands of small experts) the formulas go negative, but deferred W only fills idle time
+// that exists; it cannot make a rank finish before its work.
 // Throws SpecError for pp < 1, micro_batches < 1, or shapes the schedule cannot run.
 double pipeline_bubble_seconds(Schedule s, int64_t pp, int64_t micro_batches,
                                const PhaseTimes& t, int64_t virtual_stages = 1);
@@ -28,6 +32,19 @@ double pipeline_bubble_seconds(Schedule s, int64_t pp, int64_t micro_batches,
 // visits on the rank x (F + B).
 double pipeline_busy_seconds(Schedule s, int64_t pp, int64_t micro_batches,
                              const PhaseTimes& t, int64_t virtual_stages = 1);
+
+// Chunk visits of the busiest rank in one step when the last stage (the remaining layers and
+// the LM head) costs `last_fb_seconds` of F + B and every other stage `middle_fb_seconds`. The
+// rank holding the last stage runs it once per micro-batch in 1F1B and ZB1P, beside v - 1
+// middle chunks in interleaved 1F1B, for half the micro-batches in DualPipe (ranks 0 and PP-1,
+// one direction each) and beside stage 0 in DualPipeV (rank 0); other ranks run middle chunks
+// only. Busy time = middle x middle_fb + last x last_fb.
+struct RankChunks {
+  double middle = 0;
+  double last = 0;
+};
+RankChunks pipeline_busiest_rank(Schedule s, int64_t pp, int64_t micro_batches, double middle_fb_seconds,
+                                 double last_fb_seconds, int64_t virtual_stages = 1);
 
 // bubble / (bubble + busy).
 double pipeline_bubble_fraction(Schedule s, int64_t pp, int64_t micro_batches,

@@ -14,10 +14,16 @@ struct StepEstimate {
   ChunkCost chunk;                  // the slowest chunk (F + B), which paces the pipeline
   ChunkCost middle_chunk;           // a chunk of layers_per_chunk layers
   ChunkCost last_chunk;             // the last stage's layers and the LM head
-  PhaseTimes phases;                // per chunk, with the exposed all-to-all folded in
+  PhaseTimes phases;                // per chunk before the last stage (the fill and drain),
+                                    // with the exposed all-to-all folded in
   double exposed_a2a_seconds = 0;   // per chunk, forward + backward: (1 - overlap) x a2a
-  double busy_seconds = 0;          // per rank: micro-batches x chunks x (F + B)
-  double bubble_seconds = 0;        // pipeline_bubble_seconds of the schedule
+  RankChunks busiest_rank;          // its chunk visits per step: middle and last-stage chunks
+  double busy_seconds = 0;          // the busiest rank's F + B over its chunks, exposure included
+  double exposed_a2a_per_rank_seconds = 0;  // of busy_seconds, the exposed all-to-all
+  double pp_exposed_seconds = 0;    // DualPipe: the busiest rank waiting for its stage sends
+  double bubble_seconds = 0;        // pipeline_bubble_seconds of the schedule (over the phases
+                                    // of the chunks before the last stage) + 1F1B's fill and
+                                    // drain sends
   double dp_sync_seconds = 0;       // exposed gradient reduce-scatter / parameter all-gather
   double step_seconds = 0;
   double tokens_per_step = 0;

@@ -23,8 +23,8 @@ Simulation simulate(const ScheduleSpec& spec, const PhasePrices& prices);
 
 // The prices `step` uses (cost::step_estimate): the middle chunk for every stage but the last,
 // the last chunk (remaining layers + LM head) there, parallel.overlap of each all-to-all
-// hidden, and the exposed DP gradient sync. A serving scenario prices every stage with
-// cost::chunk_cost of its workload and has no gradient sync.
+// hidden, and the exposed DP gradient sync. A serving scenario is a SpecError naming
+// workload.mode (its forward-only iterations are `mhcsim serve`'s).
 StagePrices stage_prices(const Scenario& scenario);
 Simulation simulate(const Scenario& scenario);
 

@@ -37,6 +37,6 @@ struct StepTerms {
 // cost::StepEstimate in these terms: busy_seconds holds every chunk's compute and its exposed
 // all-to-all, (1 - overlap) x the all-to-all of each chunk forward and backward; the bubble is
 // the schedule's formula over phase times that include that exposure.
-StepTerms analytic_step_terms(const cost::StepEstimate& e, const ParallelSpec& p);
+StepTerms analytic_step_terms(const cost::StepEstimate& e);
 
 }  // namespace mhcsim::sim

@@ -1,8 +1,8 @@
 #pragma once
 // `simulate` against `step`, in the terms of step_terms.h on both sides, and where they differ,
-// why: the simulator is re-run under the analytic model's assumptions (every stage at the
-// slowest chunk, free stage-boundary transfers, each all-to-all exposed as (1 - overlap) of its
-// time and the rest hidden for free), where it reproduces the pipeline formulas, and then with
+// why: the simulator is re-run under the analytic model's assumptions (one compute stream, each
+// all-to-all exposed as (1 - overlap) of its time and the rest hidden for free), where it
+// reproduces the pipeline formulas, and then with
 // its own refinements switched on one at a time; each row's change is that refinement's share
 // of the difference.
 #include <string>
@@ -18,13 +18,12 @@ inline constexpr double kStepTolerance = 0.05;
 inline constexpr double kBubbleTolerance = 0.10;
 
 enum class Refinement {
-  AnalyticAssumptions,  // none: the formulas' pipeline
-  UnevenStages,         // + the last stage at its own price (remaining layers + LM head)
+  AnalyticAssumptions,  // none: the formulas' pipeline (each stage at its own price and its
+                        // stage-boundary transfers, as step prices them)
   MhcStream,            // + mHC F_post,res on the high-priority stream, beside the compute
-  PpTransfers,          // + stage-boundary transfers on the PP links
   A2aPieces,            // + the hidden all-to-all simulated piece by piece (the full model)
 };
-inline constexpr int kRefinements = 5;
+inline constexpr int kRefinements = 3;
 
 struct VersusRow {
   Refinement refinement = Refinement::AnalyticAssumptions;
