@@ -66,10 +66,10 @@ expect context_word 2 '^--context: expected integer in \[1, 4294967296\] \(got a
 expect batch_zero 2 '^--batch: 0 is out of range \(expected integer in \[1, 16777216\]\)$' -- kv --batch 0
 expect mhc_n_range 2 '^--n: 65 is out of range \(expected integer in \[1, 64\]\)$' -- traffic --n 65
 expect a2a_tokens 2 '^--tokens: 0 is out of range' -- a2a --tokens 0
-expect steps_inf 2 '^--steps: inf is not a finite number' -- compare --trace "$TRACE" --steps inf
-expect steps_nan 2 '^--steps: nan is not a finite number' -- compare --trace "$TRACE" --steps nan
-expect steps_tiny 2 '^--steps: 1e-300 is out of range \(expected number in \[0.001, 1000000\]\)$' -- \
-  compare --trace "$TRACE" --steps 1e-300
+kSteps="is not a number of steps \(expected N, 0\.25 or 1/120, between 1e-6 and 1e6\)$"
+expect steps_inf 2 "^--steps: 'inf' $kSteps" -- compare --trace "$TRACE" --steps inf
+expect steps_nan 2 "^--steps: 'nan' $kSteps" -- compare --trace "$TRACE" --steps nan
+expect steps_tiny 2 "^--steps: '1e-300' $kSteps" -- compare --trace "$TRACE" --steps 1e-300
 expect rank_negative 2 '^--rank: -1 is out of range' -- compare --trace "$TRACE" --rank -1
 expect jobs_range 2 '^--jobs: 5000 is out of range \(expected integer in \[0, 4096\]\)$' -- \
   sweep --sweep parallel.pp=8 -j 5000
