@@ -83,6 +83,20 @@ RankChunks pipeline_busiest_rank(Schedule s, int64_t pp, int64_t m, double middl
   return all_middle_rank && busy(all_middle) > busy(with_last) ? all_middle : with_last;
 }
 
+DualPipeSlots dual_pipe_slots(Schedule s, int64_t pp, int64_t m, int64_t h) {
+  check(s == Schedule::DualPipe || s == Schedule::DualPipeV, "parallel.schedule", "not a DualPipe schedule");
+  require_shape(s, pp, m, 1);
+  const bool v = s == Schedule::DualPipeV;
+  const int64_t half = v ? pp : pp / 2, chunks = v ? m : m / 2;
+  check(h >= 0 && h < half, "rank", "outside the pipeline");
+  const double outer = d(half - h - 1), middle = h == half - 1 ? 1.0 : 0.0;
+  DualPipeSlots r;
+  r.lone_forward = 3 * outer + 2 * d(h + 1) + middle;
+  r.lone_backward = r.lone_forward;
+  r.pairs = 2 * d(chunks) - r.lone_forward;
+  return r;
+}
+
 double pipeline_busy_seconds(Schedule s, int64_t pp, int64_t m, const PhaseTimes& t, int64_t v) {
   require_shape(s, pp, m, v);
   require_times(t);

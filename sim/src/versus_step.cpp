@@ -13,9 +13,9 @@ struct RowText {
 };
 constexpr RowText kRows[kRefinements] = {
     {"analytic_assumptions",
-     "each stage at its own price, one compute stream, (1 - overlap) of each all-to-all exposed"},
+     "each stage at its own price with its PP sends, all-to-alls hidden behind F&B partners, one "
+     "compute stream"},
     {"mhc_stream", "+ mHC F_post,res on the high-priority stream beside the compute"},
-    {"a2a_pieces", "+ hidden all-to-all piece by piece (F&B partners; none in single F/B slots)"},
 };
 
 }  // namespace
@@ -42,11 +42,6 @@ StagePrices refined_prices(const StagePrices& full, Refinement upto) {
       c->mlp_forward_seconds += c->mhc_post_forward_seconds;
       c->mhc_post_forward_seconds = 0;
     }
-    if (upto < Refinement::A2aPieces) {  // only the serialised share remains, nothing to hide
-      c->dispatch_seconds *= 1 - c->a2a_overlap;
-      c->combine_seconds *= 1 - c->a2a_overlap;
-      c->a2a_overlap = 0;
-    }
   }
   return p;
 }
@@ -57,7 +52,7 @@ VersusStep versus_step(const Scenario& scenario, const Simulation& full) {
   const StagePrices prices = stage_prices(scenario);
   for (int i = 0; i < kRefinements; ++i) {
     const auto r = static_cast<Refinement>(i);
-    const StepTerms terms = r == Refinement::A2aPieces ? full.stats.terms()
+    const StepTerms terms = i == kRefinements - 1 ? full.stats.terms()
                                                        : simulate(full.spec, refined_prices(prices, r)).stats.terms();
     v.rows.push_back({r, kRows[i].key, kRows[i].what, terms});
   }

@@ -94,7 +94,7 @@ TEST_CASE("the exposed DP gradient sync closes the step on every rank") {
   CHECK(s.stats.bubble_seconds == plain.stats.bubble_seconds);    // table: (PP-1)(F+B)
 }
 
-TEST_CASE("shipped training scenarios: simulate agrees with step, or the rows say which refinement differs") {
+TEST_CASE("shipped training scenarios: simulate agrees with step within 5% (step) and 10% (bubble)") {
   const std::string name = GENERATE("deepseek_v3_train.toml", "mhc_27b_h100.toml", "llama3_70b_gqa.toml");
   const auto s = shipped(name);
   const auto sim = simulate(s);
@@ -106,19 +106,14 @@ TEST_CASE("shipped training scenarios: simulate agrees with step, or the rows sa
             << " s; bubble " << v.simulated().bubble_seconds << " vs " << v.analytic.bubble_seconds);
   CHECK(v.simulated().step_seconds() == sim.stats.step_seconds);
   CHECK_THAT(v.analytic.step_seconds(), WithinRel(cost::step_estimate(s).step_seconds, 1e-12));
-  if (v.within_bounds()) return;
-  // Outside 5% / 10%: under the analytic model's assumptions the simulator must reproduce
-  // step (the same compute, exposure and gradient sync; the schedule's own bubble, within 10%
-  // or, for a bubble of a few percent of the step, within 0.5% of the step: DualPipe's
-  // timeline meets the README formula at F = B_input = W, not at every ratio), so that the rest of
-  // the difference is the refinements the table names, each with its share.
+  // Issue 15's acceptance: the simulated step within 5% of step, the bubble within 10%.
+  CHECK(v.within_bounds());
+  // Under the analytic model's assumptions the simulator reproduces step's compute, exposure
+  // and gradient sync; what is left is the schedule's own timeline against the formula.
   const auto& base = v.rows.front().terms;
-  CHECK_THAT(base.step_seconds(), WithinRel(v.analytic.step_seconds(), 0.01));
   CHECK_THAT(base.compute_seconds, WithinRel(v.analytic.compute_seconds, 1e-3));
   CHECK_THAT(base.exposed_comm_seconds, WithinAbs(v.analytic.exposed_comm_seconds, 0.01 * v.analytic.step_seconds()));
   CHECK_THAT(base.grad_sync_seconds, WithinRel(v.analytic.grad_sync_seconds, 1e-9));
-  CHECK(std::abs(base.bubble_seconds - v.analytic.bubble_seconds) <=
-        std::max(kBubbleTolerance * v.analytic.bubble_seconds, 0.005 * v.analytic.step_seconds()));
 }
 
 TEST_CASE("parallel.overlap moves the simulated step as it moves step") {
@@ -133,14 +128,8 @@ TEST_CASE("parallel.overlap moves the simulated step as it moves step") {
   const double simulated = none.simulated().step_seconds() - all.simulated().step_seconds();
   INFO(name << ": step moves " << analytic << " s, simulate " << simulated << " s");
   REQUIRE(analytic > 0);
-  // With the stages priced apart but free transfers and no piece-by-piece hiding, the same
-  // move: the serialised share and the gradient sync follow the parameter exactly.
-  const auto base = static_cast<size_t>(Refinement::AnalyticAssumptions);
-  CHECK_THAT(none.rows[base].terms.step_seconds() - all.rows[base].terms.step_seconds(),
-             WithinRel(analytic, 0.02));
-  // The full model moves the same way, by 70% to 130% of it: at overlap 1 the formula hides
-  // every all-to-all, the simulator not those of DualPipe's single F and B slots (warm-up and
-  // cool-down have no partner chunk) nor what outlasts the partner's compute piece.
-  CHECK(simulated > 0.7 * analytic);
-  CHECK(simulated < 1.3 * analytic);
+  // Overlap moves the serialised share of every all-to-all, what hides behind F&B partners and
+  // the gradient sync: step and simulate move alike (within 10%; the bubble formula and the
+  // timeline split the move between idle and exposed time a little differently).
+  CHECK_THAT(simulated, WithinRel(analytic, 0.10));
 }

@@ -118,6 +118,32 @@ TEST_CASE("DualPipe and DualPipeV away from F = B_input: the pacing rank idles w
   CHECK_THAT(s.stats.bubble_seconds, Catch::Matchers::WithinAbs(cost::pipeline_bubble_seconds(kind, p, n, t), 1e-9));
 }
 
+TEST_CASE("DualPipe and DualPipeV: cost's count of lone and overlapped slots is the generator's") {
+  const auto kind = GENERATE(Schedule::DualPipe, Schedule::DualPipeV);
+  const int32_t p = GENERATE(2, 4, 6, 8, 16);
+  const int32_t n = GENERATE(2, 3, 5) * p + (kind == Schedule::DualPipe ? 0 : 1);
+  if (kind == Schedule::DualPipe && n % 2) return;
+  const Program prog = generate_program(make_spec(kind, p, n));
+  for (int32_t r = 0; r < p; ++r) {
+    double lone_f = 0, lone_b = 0, pairs = 0;
+    for (int32_t i = prog.begin[static_cast<size_t>(r)]; i < prog.begin[static_cast<size_t>(r) + 1]; ++i) {
+      switch (prog.slots[static_cast<size_t>(i)].kind) {
+        case SlotKind::Forward: ++lone_f; break;
+        case SlotKind::Backward:
+        case SlotKind::BackwardInput: ++lone_b; break;
+        case SlotKind::ForwardBackward: ++pairs; break;
+        case SlotKind::Weight: break;
+      }
+    }
+    const int32_t h = kind == Schedule::DualPipeV ? r : std::min(r, p - 1 - r);
+    INFO(to_string(kind) << " ranks " << p << " micro-batches " << n << " rank " << r);
+    const auto c = cost::dual_pipe_slots(kind, p, n, h);
+    CHECK(c.lone_forward == lone_f);
+    CHECK(c.lone_backward == lone_b);
+    CHECK(c.pairs == pairs);
+  }
+}
+
 TEST_CASE("invariants hold with all-to-all, mHC stream and costly PP links") {
   const auto kind = GENERATE(Schedule::OneF1B, Schedule::ZB1P, Schedule::Interleaved1F1B,
                              Schedule::DualPipe, Schedule::DualPipeV);

@@ -46,6 +46,20 @@ struct RankChunks {
 RankChunks pipeline_busiest_rank(Schedule s, int64_t pp, int64_t micro_batches, double middle_fb_seconds,
                                  double last_fb_seconds, int64_t virtual_stages = 1);
 
+// A DualPipe or DualPipeV rank's compute slots (dualpipe.py / dualpipev.py's eight steps, as
+// sim/src/schedule_dual_pipe.cpp replays them) for the rank at distance `h` from the nearer end
+// of the pipeline (DualPipeV: h = rank): lone forwards and backwards, whose all-to-alls have no
+// partner chunk to hide behind, and overlapped F&B pairs.
+//   lone F = 3 o + 2 (h + 1) [+1], lone B = 3 o + 2 (h + 1) [+1], pairs = 2C - lone F
+// with o = H - h - 1 outer steps, H = PP/2 (DualPipeV: ranks), C = micro-batches / 2 (DualPipeV:
+// micro-batches), [+1] on the middle rank, whose first main step does not overlap.
+struct DualPipeSlots {
+  double lone_forward = 0;
+  double lone_backward = 0;
+  double pairs = 0;
+};
+DualPipeSlots dual_pipe_slots(Schedule s, int64_t pp, int64_t micro_batches, int64_t h);
+
 // bubble / (bubble + busy).
 double pipeline_bubble_fraction(Schedule s, int64_t pp, int64_t micro_batches,
                                 const PhaseTimes& t, int64_t virtual_stages = 1);

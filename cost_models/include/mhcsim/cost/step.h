@@ -16,7 +16,7 @@ struct StepEstimate {
   ChunkCost last_chunk;             // the last stage's layers and the LM head
   PhaseTimes phases;                // per chunk before the last stage (the fill and drain),
                                     // with the exposed all-to-all folded in
-  double exposed_a2a_seconds = 0;   // per chunk, forward + backward: (1 - overlap) x a2a
+  double exposed_a2a_seconds = 0;   // per visit of the slowest chunk, forward + backward
   RankChunks busiest_rank;          // its chunk visits per step: middle and last-stage chunks
   double busy_seconds = 0;          // the busiest rank's F + B over its chunks, exposure included
   double exposed_a2a_per_rank_seconds = 0;  // of busy_seconds, the exposed all-to-all

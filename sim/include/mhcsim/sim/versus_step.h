@@ -1,8 +1,7 @@
 #pragma once
 // `simulate` against `step`, in the terms of step_terms.h on both sides, and where they differ,
-// why: the simulator is re-run under the analytic model's assumptions (one compute stream, each
-// all-to-all exposed as (1 - overlap) of its time and the rest hidden for free), where it
-// reproduces the pipeline formulas, and then with
+// why: the simulator is re-run under the analytic model's assumptions (one compute stream),
+// where it reproduces the pipeline formulas, and then with
 // its own refinements switched on one at a time; each row's change is that refinement's share
 // of the difference.
 #include <string>
@@ -18,12 +17,12 @@ inline constexpr double kStepTolerance = 0.05;
 inline constexpr double kBubbleTolerance = 0.10;
 
 enum class Refinement {
-  AnalyticAssumptions,  // none: the formulas' pipeline (each stage at its own price and its
-                        // stage-boundary transfers, as step prices them)
-  MhcStream,            // + mHC F_post,res on the high-priority stream, beside the compute
-  A2aPieces,            // + the hidden all-to-all simulated piece by piece (the full model)
+  AnalyticAssumptions,  // none: what step prices (each stage at its own price, its stage-
+                        // boundary transfers, the all-to-all hidden piece by piece)
+  MhcStream,            // + mHC F_post,res on the high-priority stream, beside the compute:
+                        // the full model
 };
-inline constexpr int kRefinements = 3;
+inline constexpr int kRefinements = 2;
 
 struct VersusRow {
   Refinement refinement = Refinement::AnalyticAssumptions;
