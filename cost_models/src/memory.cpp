@@ -50,18 +50,63 @@ int64_t recompute_block(const Scenario& s, int64_t layers) {
   return mhc_optimal_recompute_block(s.model.mhc_n, mhc_layers);
 }
 
+namespace {
+// Parameters of stage `i` of `stages`, before TP / EP sharding: its layers (in model order, so
+// DeepSeek's dense layers sit on stage 0; the last stage takes what is left, as step.cpp cuts
+// them), the embedding on stage 0, the final norm and the output head on the last stage
+// (Megatron-LM's and DeepSeek's placement). Per-layer shares come from parameter_count.
+RankParameters stage_parameters(const ModelSpec& m, const ParameterCount& c, int64_t i, int64_t stages,
+                                int64_t per_stage, double expert_replicas) {
+  const int64_t first = std::min(i * per_stage, m.layers);
+  const int64_t end = i == stages - 1 ? m.layers : std::min(first + per_stage, m.layers);
+  const int64_t dense_end = m.is_moe() ? std::min<int64_t>(m.dense_layers, m.layers) : m.layers;
+  const double dense = d(std::max<int64_t>(0, std::min(end, dense_end) - first));
+  const double moe = d(end - first) - dense;
+  const double layers = d(m.layers), h = d(m.hidden);
+  RankParameters r;
+  r.dense = (dense + moe) * ((c.attention + c.mhc) / layers + 2.0 * h);
+  if (dense_end > 0) r.dense += dense * c.dense_ffn / d(dense_end);
+  if (m.moe_layers() > 0) {
+    r.dense += moe * (c.shared_experts + c.gates) / d(m.moe_layers());
+    r.experts = moe * c.routed_experts / d(m.moe_layers()) * expert_replicas;
+  }
+  if (i == 0) r.dense += c.embedding;
+  if (i == stages - 1) r.dense += c.head + h;
+  return r;
+}
+}  // namespace
+
 RankParameters rank_parameters(const Scenario& s) {
   validate_parallel(s);
   const auto& p = s.parallel;
-  const auto count = parameter_count(s.model);
-  const double factor = pipeline_parameter_factor(p.schedule);
-  RankParameters r;
-  r.dense = (count.total() - count.routed_experts) / d(p.tp * p.pp) * factor;
-  if (s.model.is_moe()) {
-    const double replicas = 1.0 + d(p.redundant_experts) / d(s.model.routed_experts);
-    r.experts = count.routed_experts * replicas / d(p.ep * p.pp) * factor;
+  const auto& m = s.model;
+  const auto count = parameter_count(m);
+  const double replicas = m.is_moe() ? 1.0 + d(p.redundant_experts) / d(m.routed_experts) : 1.0;
+  const int64_t stages = pipeline_chunks(p.schedule, p.pp, p.virtual_stages);
+  const int64_t per_stage = layers_per_chunk(s);
+  // The stages each rank holds: r (1F1B, ZB1P), r + j PP (interleaved), r and PP-1-r (DualPipe's
+  // two copies), r and 2PP-1-r (DualPipeV); the rank with the most parameters.
+  RankParameters most;
+  for (int64_t r = 0; r < p.pp; ++r) {
+    RankParameters held;
+    const auto add = [&](int64_t stage) {
+      const auto part = stage_parameters(m, count, stage, stages, per_stage, replicas);
+      held.dense += part.dense;
+      held.experts += part.experts;
+    };
+    switch (p.schedule) {
+      case Schedule::Interleaved1F1B:
+        for (int64_t j = 0; j < p.virtual_stages; ++j) add(r + j * p.pp);
+        break;
+      case Schedule::DualPipe: add(r); add(p.pp - 1 - r); break;
+      case Schedule::DualPipeV: add(r); add(2 * p.pp - 1 - r); break;
+      default: add(r); break;
+    }
+    if (held.total() > most.total()) most = held;
   }
-  return r;
+  most.dense /= d(p.tp);
+  most.experts /= d(p.ep);
+  return most;
 }
 
 double weight_bytes_per_gpu(const Scenario& s) {

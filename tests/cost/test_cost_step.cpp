@@ -132,10 +132,28 @@ TEST_CASE("memory per GPU: ZeRO stages shard optimizer, then grads, then weights
   CHECK(z3.weight_bytes < z2.weight_bytes);
   CHECK(z3.total_bytes() < z0.total_bytes());
   CHECK(z1.activation_chunks == 17);  // DualPipe PP + 1
-  // DualPipe keeps two copies of the parameters.
+  // DualPipe keeps two copies of the parameters: a rank holds two stages, at most twice what
+  // the most loaded 1F1B rank holds.
   const auto params = rank_parameters(s);
-  const auto count = parameter_count(s.model);
-  CHECK_THAT(params.total(), WithinRel(2 * count.total() / 16 - 2 * count.routed_experts / 16 * (1 - 1.0 / 64), 1e-9));
+  s.parallel.schedule = Schedule::OneF1B;
+  const auto one = rank_parameters(s);
+  CHECK(params.total() > one.total());
+  CHECK(params.total() <= 2 * one.total());
+}
+
+TEST_CASE("the embedding sits on the first stage and the head on the last, not averaged") {
+  // Llama-3 70B (untied, 128K vocabulary) on PP 4 x 1F1B: 20 layers per stage; the last stage
+  // also holds the output head and the final norm, the first the embedding.
+  auto s = shipped("llama3_70b_gqa.toml");
+  s.parallel.schedule = Schedule::OneF1B;
+  s.parallel.virtual_stages = 1;
+  s.parallel.pp = 4;
+  s.parallel.tp = 8;
+  const auto c = parameter_count(s.model);
+  const double h = static_cast<double>(s.model.hidden);
+  const double per_layer = (c.total() - c.embedding - c.head - h) / 80.0;
+  CHECK_THAT(rank_parameters(s).total(), WithinRel((20 * per_layer + c.head + h) / 8.0, 1e-9));
+  CHECK(rank_parameters(s).total() > c.total() / 32.0);  // the average of the old model undercounts it
 }
 
 TEST_CASE("mHC recompute saves activation memory") {

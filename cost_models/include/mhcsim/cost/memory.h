@@ -8,8 +8,10 @@
 
 namespace mhcsim::cost {
 
-// Parameters one GPU holds: non-expert parameters / (TP x PP), routed experts / (EP x PP)
-// plus redundant replicas, times the schedule's parameter factor (2 for DualPipe).
+// Parameters the most loaded GPU holds: its pipeline stages' layers (dense layers first, the
+// embedding on stage 0, the head on the last stage; two stages per rank in DualPipe and
+// DualPipeV, v in interleaved 1F1B), non-expert parameters / TP, routed experts (with
+// redundant replicas) / EP.
 struct RankParameters {
   double dense = 0;    // replicated over DP (sharded by ZeRO over dp)
   double experts = 0;  // replicated over dp x tp / ep expert-data-parallel ranks
