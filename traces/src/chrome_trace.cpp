@@ -4,24 +4,28 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <istream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "bounded_json_streambuf.h"
 #include "gzip_streambuf.h"
 #include "mhcsim/error.h"
 #include "mhcsim/input_file.h"
-#include "trace_json.h"
 
 namespace mhcsim::traces {
 namespace {
 
-using detail::JsonLexer;
+using json = nlohmann::json;
 
 // The fields of one event as they arrive; types are checked once the event is complete, since
 // only duration events must carry a ts (and complete events a dur). Strings keep their
-// capacity from one event to the next.
+// capacity from one event to the next (and trade buffers with nlohmann's lexer).
 struct PendingEvent {
   TraceEvent event;
   std::string ph;
@@ -41,37 +45,149 @@ struct PendingEvent {
   }
 };
 
-class TraceReader {
+// SAX handler for nlohmann::json::sax_parse. It builds no JSON values: keys are compared in
+// place, the strings kept (name, cat, ph, pid, tid) are swapped out of the lexer's buffer, and
+// everything else is dropped as it arrives. depth_ counts the open objects and arrays; the
+// events array's elements sit at events_depth_ (1 for a bare array, 2 inside the root object),
+// an event's members one deeper, and args' members one deeper still (only args.correlation is
+// kept). Deeper values (stack frames, grids) only move depth_.
+class TraceSax {
  public:
-  TraceReader(JsonLexer& lex, std::string file, const EventSink& sink, int64_t max_events)
-      : lex_(lex), file_(std::move(file)), sink_(sink), max_events_(max_events) {}
+  TraceSax(BoundedJsonStreambuf& stream, std::string file, const EventSink& sink, int64_t max_events)
+      : stream_(stream), file_(std::move(file)), sink_(sink), max_events_(max_events) {}
 
-  ReadStats read() {
-    const char c = lex_.peek();
-    if (c == '[') {
-      read_events();  // JSON Array Format: the file is the events array
-    } else if (c == '{') {
-      lex_.expect('{', "'{'");
-      if (lex_.peek() == '}') {
-        lex_.expect('}', "'}'");
-      } else {
-        do {
-          lex_.read_string(key_);
-          lex_.expect(':', "':' after a key");
-          if (key_ == "traceEvents") {
-            if (lex_.peek() != '[')
-              throw InputError("traceEvents", fmt::format("expected an array of events (got {})", lex_.type_name()),
-                               {file_, 0});
-            read_events();
-          } else {
-            lex_.skip_value();
-          }
-        } while (lex_.next_in('}'));
-      }
-    } else {
-      lex_.syntax_error(c == 0 ? "unexpected end of input; expected '[' or '{'" : "expected '[' or '{'");
+  bool null() { return scalar("null"); }
+  bool boolean(bool) { return scalar("a boolean"); }
+  bool binary(json::binary_t&) { return scalar("binary"); }
+
+  bool number_integer(json::number_integer_t v) {
+    stream_.mark();
+    if (!at_member()) return outside_event("a number");
+    if (where_ == Where::Args) {
+      if (field_ == Field::Correlation && v >= 0) ev_.event.correlation = v;
+      return true;
     }
-    if (lex_.peek() != 0) lex_.syntax_error("unexpected content after the trace");
+    switch (field_) {
+      case Field::Ts: ev_.ts = static_cast<double>(v); break;
+      case Field::Dur: ev_.dur = static_cast<double>(v); break;
+      case Field::Pid: integer_id(ev_.event.pid, v); break;
+      case Field::Tid: integer_id(ev_.event.tid, v); break;
+      default: break;
+    }
+    return true;
+  }
+  bool number_unsigned(json::number_unsigned_t v) {
+    // Only integers past int64's range are not written as they are read.
+    if (v <= static_cast<json::number_unsigned_t>(std::numeric_limits<int64_t>::max()))
+      return number_integer(static_cast<int64_t>(v));
+    return number_float(static_cast<double>(v), no_text_);
+  }
+  bool number_float(json::number_float_t v, const json::string_t&) {
+    stream_.mark();
+    if (!at_member()) return outside_event("a number");
+    if (where_ == Where::Args) return true;  // a correlation that is not an id: ignored
+    switch (field_) {
+      case Field::Ts: ev_.ts = v; break;
+      case Field::Dur: ev_.dur = v; break;
+      case Field::Pid: float_id(ev_.event.pid, v); break;
+      case Field::Tid: float_id(ev_.event.tid, v); break;
+      default: break;
+    }
+    return true;
+  }
+
+  bool string(json::string_t& v) {
+    stream_.mark();
+    if (!at_member()) return outside_event("a string");
+    if (where_ == Where::Args) return true;
+    // Swapped, not copied: the lexer clears its buffer before the next token and keeps the
+    // capacity of ours, so reading allocates nothing once the buffers have grown.
+    switch (field_) {
+      case Field::Name: ev_.event.name.swap(v); break;
+      case Field::Cat: ev_.event.cat.swap(v); break;
+      case Field::Ph: ev_.ph.swap(v); break;
+      case Field::Pid: check_id(v, "pid"); ev_.event.pid.swap(v); break;
+      case Field::Tid: check_id(v, "tid"); ev_.event.tid.swap(v); break;
+      case Field::Ts: ev_.ts_type = "a string"; break;
+      case Field::Dur: ev_.dur_type = "a string"; break;
+      default: break;
+    }
+    return true;
+  }
+
+  bool key(json::string_t& k) {
+    stream_.mark();
+    if (depth_ == events_depth_ + 1 && in_events_) {
+      field_ = where_ == Where::Event ? event_field(k) : args_field(k);
+    } else if (depth_ == 1 && !in_events_) {
+      events_key_ = k.size() == 11 && std::memcmp(k.data(), "traceEvents", 11) == 0;
+    }
+    return true;
+  }
+
+  bool start_object(std::size_t) {
+    if (in_events_) {
+      if (depth_ == events_depth_) {
+        ev_.clear();
+        field_ = Field::Other;
+        where_ = Where::Event;
+        ++depth_;
+        return true;
+      }
+      if (depth_ == events_depth_ + 1 && where_ == Where::Event) {
+        if (field_ == Field::Args) {
+          where_ = Where::Args;
+          field_ = Field::Other;
+          // the args object's members are compared at depth_ == events_depth_ + 1 + 1
+          ++events_depth_;
+          ++depth_;
+          return true;
+        }
+        time_type("an object");
+      }
+    } else if (depth_ == 1 && events_key_) {
+      not_an_array("an object");
+    }
+    ++depth_;
+    return true;
+  }
+  bool end_object() {
+    --depth_;
+    if (in_events_) {
+      if (where_ == Where::Args && depth_ == events_depth_) {  // args closed
+        --events_depth_;
+        where_ = Where::Event;
+        field_ = Field::Other;
+      } else if (depth_ == events_depth_) {
+        where_ = Where::None;
+        finish_event();
+      }
+    }
+    return true;
+  }
+  bool start_array(std::size_t) {
+    if (!in_events_) {
+      if (depth_ == 0) start_events(0);  // JSON Array Format: the file is the events array
+      else if (depth_ == 1 && events_key_) start_events(1);
+    } else if (depth_ == events_depth_ + 1 && where_ == Where::Event) {
+      time_type("an array");
+    }
+    ++depth_;
+    return true;
+  }
+  bool end_array() {
+    --depth_;
+    if (in_events_ && depth_ == events_depth_ - 1) in_events_ = false;
+    return true;
+  }
+
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) {
+    // An overflowing number's message quotes it (up to 16 MiB of the input): say where instead.
+    if (e.id == 406) throw InputError("", fmt::format("not valid JSON: number overflow at byte {}", position), {file_, 0});
+    throw InputError("", "not valid JSON: " + json_syntax_error(e.what()), {file_, 0});
+  }
+
+  ReadStats finish() {
     if (!found_events_)
       throw InputError("traceEvents", "missing (expected a Chrome trace: an object with a traceEvents "
                                       "array of events, or an array of events)", {file_, 0});
@@ -80,152 +196,75 @@ class TraceReader {
   }
 
  private:
-  void read_events() {
-    found_events_ = true;
-    lex_.expect('[', "'['");
-    if (lex_.peek() == ']') return lex_.expect(']', "']'");
-    do {
-      if (lex_.peek() == '{') {
-        read_event();
-        finish_event();
-      } else {
-        lex_.skip_value();  // not an event: nothing to keep
-      }
-    } while (lex_.next_in(']'));
-  }
+  enum class Field : uint8_t { Name, Cat, Ph, Pid, Tid, Ts, Dur, Args, Correlation, Other };
+  // Where the members being read belong: an event, its args, or neither.
+  enum class Where : uint8_t { None, Event, Args };
 
-  void read_event() {
-    ev_.clear();
-    lex_.expect('{', "'{'");
-    if (lex_.peek() == '}') return lex_.expect('}', "'}'");
-    do {
-      const std::string_view key = lex_.read_key();
-      field_ = field_of(key);
-      if (field_ == Field::Other) {
-        lex_.expect(':', "':' after a key");
-        lex_.skip_value();
-        continue;
-      }
-      lex_.expect(':', "':' after a key");
-      field();
-    } while (lex_.next_in('}'));
+  static bool is(const json::string_t& k, const char* lit, size_t n) {
+    return std::memcmp(k.data(), lit, n) == 0;
   }
-
-  enum class Field : uint8_t { Name, Cat, Ph, Pid, Tid, Ts, Dur, Args, Other };
-  static Field field_of(std::string_view k) {
+  static Field event_field(const json::string_t& k) {
     switch (k.size()) {
-      case 2: return k == "ph" ? Field::Ph : k == "ts" ? Field::Ts : Field::Other;
+      case 2: return is(k, "ph", 2) ? Field::Ph : is(k, "ts", 2) ? Field::Ts : Field::Other;
       case 3:
-        return k == "cat" ? Field::Cat : k == "pid" ? Field::Pid : k == "tid" ? Field::Tid : k == "dur" ? Field::Dur
-                                                                                                    : Field::Other;
-      case 4: return k == "name" ? Field::Name : k == "args" ? Field::Args : Field::Other;
+        return is(k, "cat", 3)   ? Field::Cat
+               : is(k, "pid", 3) ? Field::Pid
+               : is(k, "tid", 3) ? Field::Tid
+               : is(k, "dur", 3) ? Field::Dur
+                                 : Field::Other;
+      case 4: return is(k, "name", 4) ? Field::Name : is(k, "args", 4) ? Field::Args : Field::Other;
       default: return Field::Other;
     }
   }
-  const char* field_name() const {
-    switch (field_) {
-      case Field::Pid: return "pid";
-      case Field::Tid: return "tid";
-      case Field::Ts: return "ts";
-      case Field::Dur: return "dur";
-      default: return "?";
-    }
+  static Field args_field(const json::string_t& k) {
+    return k.size() == 11 && is(k, "correlation", 11) ? Field::Correlation : Field::Other;
   }
 
-  // One member of an event: the value after its key.
-  void field() {
-    const char c = lex_.peek();
-    const bool is_string = c == '"';
-    const bool is_number = c == '-' || (c >= '0' && c <= '9');
-    switch (field_) {
-      case Field::Name:
-        if (is_string) return lex_.read_string(ev_.event.name);
-        break;
-      case Field::Cat:
-        if (is_string) return lex_.read_string(ev_.event.cat);
-        break;
-      case Field::Ph:
-        if (is_string) return lex_.read_string(ev_.ph);
-        break;
-      case Field::Pid:
-      case Field::Tid: {
-        std::string& id = field_ == Field::Pid ? ev_.event.pid : ev_.event.tid;
-        if (is_string) {
-          lex_.read_string(id);
-          check_id(id);
-          return;
-        }
-        if (is_number) {
-          number_ = lex_.read_number_text();
-          id_of_number(id);
-          return;
-        }
-        break;
-      }
-      case Field::Ts:
-      case Field::Dur: {
-        auto& value = field_ == Field::Ts ? ev_.ts : ev_.dur;
-        if (is_number) {
-          number_ = lex_.read_number_text();
-          value = to_double();
-          return;
-        }
-        (field_ == Field::Ts ? ev_.ts_type : ev_.dur_type) = lex_.type_name();
-        break;
-      }
-      case Field::Args:
-        if (c == '{') return read_args();
-        break;
-      case Field::Other: break;
-    }
-    lex_.skip_value();
+  // A value directly inside an event or its args (a member's value).
+  bool at_member() const { return in_events_ && depth_ == events_depth_ + 1 && where_ != Where::None; }
+
+  // A scalar value: a type error if it stands where the events array should, else recorded as
+  // the type of ts / dur when it is one of them.
+  bool scalar(const char* type) {
+    if (!at_member()) return outside_event(type);
+    if (where_ == Where::Event) time_type(type);
+    return true;
+  }
+  bool outside_event(const char* type) const {
+    if (!in_events_ && depth_ == 1 && events_key_) not_an_array(type);
+    return true;
+  }
+  void time_type(const char* type) {
+    if (field_ == Field::Ts) ev_.ts_type = type;
+    else if (field_ == Field::Dur) ev_.dur_type = type;
   }
 
-  // args: only `correlation` (an integer) is kept.
-  void read_args() {
-    lex_.expect('{', "'{'");
-    if (lex_.peek() == '}') return lex_.expect('}', "'}'");
-    do {
-      const bool correlation = lex_.read_key() == "correlation";
-      lex_.expect(':', "':' after a key");
-      const char c = lex_.peek();
-      if (correlation && (c == '-' || (c >= '0' && c <= '9'))) {
-        number_ = lex_.read_number_text();
-        int64_t v = -1;
-        const auto [end, ec] = std::from_chars(number_.data(), number_.data() + number_.size(), v);
-        if (ec == std::errc{} && end == number_.data() + number_.size() && v >= 0) ev_.event.correlation = v;
-        else (void)to_double();  // a valid number that is not an id: ignored
-      } else {
-        lex_.skip_value();
-      }
-    } while (lex_.next_in('}'));
+  void start_events(int depth) {
+    in_events_ = found_events_ = true;
+    events_depth_ = depth + 1;
+    events_key_ = false;
+    where_ = Where::None;
   }
-
-  double to_double() const {
-    double v = 0;
-    const char* b = number_.data();
-    const char* e = b + number_.size();
-    const auto [end, ec] = std::from_chars(b, e, v);
-    if (ec == std::errc::result_out_of_range) lex_.syntax_error("number overflow");
-    if (ec != std::errc{} || end != e || *b == '+' || (number_.size() > 1 && b[0] == '0' && b[1] >= '0' && b[1] <= '9'))
-      lex_.syntax_error("invalid number");
-    return v;
+  [[noreturn]] void not_an_array(const char* got) const {
+    throw InputError("traceEvents", fmt::format("expected an array of events (got {})", got), {file_, 0});
   }
 
   // Ids are kept as text: an integer as written, another number as fmt prints it.
-  void id_of_number(std::string& id) const {
-    const double v = to_double();
-    int64_t i = 0;
-    const auto [end, ec] = std::from_chars(number_.data(), number_.data() + number_.size(), i);
-    if (ec == std::errc{} && end == number_.data() + number_.size()) id.assign(number_);
-    else id = fmt::format("{}", v);
+  static void integer_id(std::string& id, int64_t v) {
+    char buf[24];
+    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    id.assign(buf, end);
+  }
+  static void float_id(std::string& id, double v) {
+    id.clear();
+    fmt::format_to(std::back_inserter(id), "{}", v);
   }
 
   // Streams are kept by (pid, tid) for the whole trace: ids are short in every real trace.
-  void check_id(const std::string& v) const {
+  void check_id(const std::string& v, const char* field) const {
     constexpr size_t kMaxIdChars = 256;
     if (v.size() > kMaxIdChars)
-      throw InputError(fmt::format("traceEvents[{}].{}", stats_.events, field_name()),
+      throw InputError(fmt::format("traceEvents[{}].{}", stats_.events, field),
                        fmt::format("{} characters long (expected a process / thread id of at most {})", v.size(),
                                    kMaxIdChars), {file_, 0});
   }
@@ -287,14 +326,18 @@ class TraceReader {
     }
   }
 
-  JsonLexer& lex_;
+  BoundedJsonStreambuf& stream_;  // told where each string and number ends
   std::string file_;
   const EventSink& sink_;
   int64_t max_events_;
+  int depth_ = 0;
+  int events_depth_ = -1;  // depth of the events array's elements (+1 while inside args)
+  bool events_key_ = false;  // the last root key was "traceEvents"
+  bool in_events_ = false;
   bool found_events_ = false;
-  std::string key_;
-  std::string_view number_;  // the last number's text (valid until the lexer reads on)
-  Field field_ = Field::Other;
+  Where where_ = Where::None;
+  Field field_ = Field::Other;  // the member being read (of the event, or of its args)
+  json::string_t no_text_;
   PendingEvent ev_;
   // B events not yet ended, per (pid, tid): nested ranges close innermost first.
   std::map<std::pair<std::string, std::string>, std::vector<TraceEvent>> open_;
@@ -309,22 +352,23 @@ ReadStats read_chrome_trace(std::istream& in, const std::string& file_name, cons
   if (source == nullptr) throw InputError("", "cannot read trace", {file_name, 0});
   std::optional<GzipStreambuf> gz;
   if (starts_with_gzip_magic(*source)) source = &gz.emplace(*source);
-  JsonLexer lex(*source, limits.max_bytes, kMaxTraceTokenBytes);
-  // A stream that stopped early (corrupt gzip) shows as a JSON error at the cut: report why
-  // it stopped instead.
+  BoundedJsonStreambuf bounded(*source, limits.max_bytes, kMaxTraceTokenBytes);
+  std::istream json_in(&bounded);
+  // A stream that stopped early (corrupt gzip, a limit) shows as a JSON error at the cut:
+  // report why it stopped instead.
   const auto check_stream = [&] {
     if (gz && !gz->error().empty()) throw InputError("", gz->error(), {file_name, 0});
+    if (!bounded.error().empty()) throw InputError("", bounded.error(), {file_name, 0});
   };
-  TraceReader reader(lex, file_name, sink, limits.max_events);
+  TraceSax sax(bounded, file_name, sink, limits.max_events);
   try {
-    const ReadStats stats = reader.read();
+    json::sax_parse(json_in, &sax);
+  } catch (const InputError&) {
     check_stream();
-    return stats;
-  } catch (const InputError& e) {
-    check_stream();
-    if (!e.where().file.empty()) throw;
-    throw InputError(e.key(), e.reason(), {file_name, 0});
+    throw;
   }
+  check_stream();
+  return sax.finish();
 }
 
 ReadStats read_chrome_trace_file(const std::filesystem::path& path, const EventSink& sink,
