@@ -91,7 +91,7 @@ StepEstimate step_estimate(const Scenario& s) {
   // every slot with batch_isend_irecv and waits for it, so each F and B a rank runs waits for
   // its send: exposed communication. The 1F1B family sends asynchronously; its transfers delay
   // the fill and the drain, once per boundary and virtual round: bubble.
-  const double send = through.pp_send_seconds;
+  const double send = (1.0 - p.pp_overlap) * through.pp_send_seconds;
   if (dual) {
     e.pp_exposed_seconds = 2.0 * (e.busiest_rank.middle + e.busiest_rank.last) * send;
   } else {

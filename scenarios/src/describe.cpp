@@ -60,7 +60,7 @@ nlohmann::json to_json(const Scenario& s) {
         {"zero_stage", p.zero_stage},
         {"activation_recompute", std::string(to_string(p.activation_recompute))},
         {"recompute_mhc", p.recompute_mhc},
-        {"mhc_recompute_block", p.mhc_recompute_block}, {"overlap", p.overlap},
+        {"mhc_recompute_block", p.mhc_recompute_block}, {"overlap", p.overlap}, {"pp_overlap", p.pp_overlap},
         {"extra_stage_layers", p.extra_stage_layers}}},
       {"workload",
        {{"mode", std::string(to_string(w.mode))}, {"seq_len", w.seq_len},

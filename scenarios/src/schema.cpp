@@ -112,6 +112,7 @@ std::vector<Field<S>> build_schema() {
       bool_field<S>("parallel.recompute_mhc", [](S& s) -> bool& { return s.parallel.recompute_mhc; }),
       int_field<S>("parallel.mhc_recompute_block", 0, 4096, [](S& s) -> int64_t& { return s.parallel.mhc_recompute_block; }),
       float_field<S>("parallel.overlap", 0, 1, [](S& s) -> double& { return s.parallel.overlap; }),
+      float_field<S>("parallel.pp_overlap", 0, 1, [](S& s) -> double& { return s.parallel.pp_overlap; }),
       int_field<S>("parallel.extra_stage_layers", 0, 64, [](S& s) -> int64_t& { return s.parallel.extra_stage_layers; }),
 
       enum_field<S, WorkloadMode>("workload.mode", "train|serve", parse_workload_mode,

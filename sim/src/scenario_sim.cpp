@@ -15,8 +15,14 @@ StagePrices stage_prices(const Scenario& scenario) {
     throw SpecError("workload.mode", "simulate runs a training step's pipeline schedule; for a serving "
                                      "scenario use `mhcsim serve` (request-level simulation)");
   const auto e = cost::step_estimate(scenario);
-  return {prices_from_chunk_cost(e.middle_chunk, overlap), prices_from_chunk_cost(e.last_chunk, overlap),
-          e.dp_sync_seconds};
+  // The hidden share of each stage-boundary transfer is left out, as step leaves it out.
+  const double exposed_send = 1.0 - scenario.parallel.pp_overlap;
+  auto priced = [&](const cost::ChunkCost& c) {
+    PhasePrices prices = prices_from_chunk_cost(c, overlap);
+    prices.pp_send_seconds *= exposed_send;
+    return prices;
+  };
+  return {priced(e.middle_chunk), priced(e.last_chunk), e.dp_sync_seconds};
 }
 
 Simulation simulate(const Scenario& scenario) {

@@ -139,6 +139,10 @@ struct ParallelSpec {
   bool recompute_mhc = true;     // mHC block recompute (paper 4.3.2)
   int64_t mhc_recompute_block = 0;  // L_r; 0 = optimal from Eq. 20
   double overlap = 0.8;          // fraction of communication that can hide behind compute
+  double pp_overlap = 0;         // fraction of each stage-boundary transfer hidden behind compute:
+                                 // 0 = DualPipe's open reference (waits for every send at its
+                                 // next commit), 1 = fully hidden (DeepSeek-V3 report 3.2.1; mHC
+                                 // paper 4.3.3's extended DualPipe)
   int64_t extra_stage_layers = 0;  // layer-equivalents for embedding / head / MTP when
                                    // splitting layers over stages (DeepSeek-V3: 61 + 3 = 64)
 
