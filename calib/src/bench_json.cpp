@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mhcsim/error.h"
+#include "json_input.h"
 #include "mhcsim/input_file.h"
 
 namespace mhcsim::calib {
@@ -188,12 +189,7 @@ BenchFile parse_google_benchmark(const json& doc, const std::string& file_name) 
 }  // namespace
 
 BenchFile parse_benchmark_json(const std::string& text, const std::string& file_name) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    fail(file_name, "", "malformed JSON: " + json_syntax_error(e.what()));
-  }
+  const json doc = parse_json_input(text, file_name);
   if (!doc.is_object()) fail(file_name, "", "expected a JSON object (Google Benchmark output)");
   try {
     const bool nccl_probe = doc.contains("rows") && doc["rows"].is_array() && doc.contains("context");

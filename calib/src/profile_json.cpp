@@ -8,6 +8,7 @@
 
 #include "mhcsim/atomic_write.h"
 #include "mhcsim/error.h"
+#include "json_input.h"
 #include "mhcsim/input_file.h"
 #include "mhcsim/version.h"
 
@@ -162,13 +163,7 @@ CalibrationProfile profile_from_json(const json& doc, const std::string& file) {
 CalibrationProfile read_profile(const std::filesystem::path& path) {
   const std::string text = read_input_file(
       path, {.what = "calibration profile", .max_bytes = kMaxJsonDocumentBytes, .key = "calibration.profile"});
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw InputError("", "malformed JSON: " + json_syntax_error(e.what()), {path.string(), 0});
-  }
-  return profile_from_json(doc, path.string());
+  return profile_from_json(parse_json_input(text, path.string()), path.string());
 }
 
 void write_profile(const std::filesystem::path& path, const CalibrationProfile& profile) {

@@ -121,7 +121,7 @@ refuse big_patterns "big_patterns\.toml: patterns file is larger than the 1 MiB 
 refuse big_bench "big_bench\.json: benchmark file is larger than the 16 MiB limit" -- calibrate \
   --from "$tmp/big_bench.json" -o "$tmp/p.json"
 { repeat '[' $((8 << 20)); } > "$tmp/deep_bench.json"
-refuse deep_bench "deep_bench\.json: malformed JSON" -- calibrate --from "$tmp/deep_bench.json" -o "$tmp/p.json"
+refuse deep_bench "deep_bench\.json: nesting deeper than 64 levels" -- calibrate --from "$tmp/deep_bench.json" -o "$tmp/p.json"
 repeat '[' 500000 > "$tmp/deep_patterns.json"
 refuse deep_patterns_json "deep_patterns\.json: not a JSON object" -- compare --trace "$TRACE" \
   --patterns "$tmp/deep_patterns.json"

@@ -26,7 +26,7 @@ std::string npy(const std::string& descr, const std::string& shape, const std::v
   out += static_cast<char>(header.size() >> 8);
   out += header;
   std::string bytes(data.size() * sizeof(T), '\0');
-  std::memcpy(bytes.data(), data.data(), bytes.size());
+  if (!data.empty()) std::memcpy(bytes.data(), data.data(), bytes.size());  // memcpy of nullptr is UB even for 0 bytes
   return out + bytes;
 }
 
