@@ -59,7 +59,12 @@ void trace_input(const uint8_t* data, size_t size) {
     // Compiling the default regexes costs more than reading a small input: do it once.
     static const traces::Classifier classifier(traces::default_patterns());
     traces::KernelTimelineBuilder builder(classifier);
-    traces::read_chrome_trace(in, "fuzz.json", [&](const traces::TraceEvent& e) { builder.add(e); });
+    // 2 MiB of JSON after decompression: a 128 KiB input can inflate to GiBs, and nlohmann's
+    // lexer, instrumented, takes ~0.5 us a byte, so a 16 MiB string (the token limit) would take
+    // the 10 s fuzz timeout; past 2 MiB the same code paths only repeat.
+    traces::TraceLimits limits;
+    limits.max_bytes = uint64_t{2} << 20;
+    traces::read_chrome_trace(in, "fuzz.json", [&](const traces::TraceEvent& e) { builder.add(e); }, limits);
     const auto timeline = std::move(builder).finish();
     const auto m = traces::measure(timeline, 0, timeline.ranks);
     traces::compare(m, m);
