@@ -128,7 +128,8 @@ refuse deep_patterns_json "deep_patterns\.json: not a JSON object" -- compare --
 
 # --- H5: traces bounded after decompression. Concatenated gzip members inflate as one stream,
 # so a 4 MB bomb of 4 GiB is one 4 MiB member repeated (made in well under a second). Bombs of
-# whitespace, brackets, one string or NULs stop within the first 16 MiB at the default limits;
+# whitespace, one string or NULs stop within the first 16 MiB at the default limits, brackets at
+# 256 levels of nesting;
 # a bomb of well-formed events is read up to --max-trace-bytes / --max-trace-events (time in
 # proportion to the bytes: 1 GiB, the default, takes 10-20 s), so it runs here with lower ones.
 bomb() {  # bomb OUT HEAD BODY: HEAD + BODY to 4 MiB as one gzip member, then 1023 of BODY alone
@@ -145,7 +146,7 @@ kRun="more than 16 MiB in one string, number or run of whitespace and brackets"
 bomb "$tmp/bomb_spaces.json.gz" '{"traceEvents": [' '                '
 refuse bomb_spaces "bomb_spaces\.json\.gz: $kRun" -- compare --trace "$tmp/bomb_spaces.json.gz"
 bomb "$tmp/bomb_brackets.json.gz" '{"traceEvents": [' '[[[[[[[[[[[[[[[['
-refuse bomb_brackets "bomb_brackets\.json\.gz: $kRun" -- compare --trace "$tmp/bomb_brackets.json.gz"
+refuse bomb_brackets "bomb_brackets\.json\.gz: nesting deeper than 256 levels" -- compare --trace "$tmp/bomb_brackets.json.gz"
 bomb "$tmp/bomb_string.json.gz" '{"traceEvents": [{"name": "' 'aaaaaaaaaaaaaaaa'
 refuse bomb_string "bomb_string\.json\.gz: $kRun" -- compare --trace "$tmp/bomb_string.json.gz"
 head -c $((64 << 20)) /dev/zero | gzip -1 > "$tmp/bomb_zeros.json.gz"
@@ -163,7 +164,7 @@ refuse trace_limit_zero "--max-trace-bytes" -- compare --trace "$TRACE" --max-tr
   > "$tmp/long_pid.json"
 refuse long_pid "long_pid\.json: traceEvents\[0\]\.pid: 300 characters long" -- compare --trace "$tmp/long_pid.json"
 repeat '[' $((4 << 20)) > "$tmp/deep_trace.json"
-refuse deep_trace "deep_trace\.json: (traceEvents|not valid JSON)" -- compare --trace "$tmp/deep_trace.json"
+refuse deep_trace "deep_trace\.json: nesting deeper than 256 levels" -- compare --trace "$tmp/deep_trace.json"
 
 # --- C2, H4: classification in linear time (RE2) for any name length and any pattern.
 long_name_trace() {  # long_name_trace OUT CHARS: one kernel whose name is CHARS long

@@ -131,7 +131,7 @@ class TraceSax {
         ev_.clear();
         field_ = Field::Other;
         where_ = Where::Event;
-        ++depth_;
+        nest();
         return true;
       }
       if (depth_ == events_depth_ + 1 && where_ == Where::Event) {
@@ -140,7 +140,7 @@ class TraceSax {
           field_ = Field::Other;
           // the args object's members are compared at depth_ == events_depth_ + 1 + 1
           ++events_depth_;
-          ++depth_;
+          nest();
           return true;
         }
         time_type("an object");
@@ -148,7 +148,7 @@ class TraceSax {
     } else if (depth_ == 1 && events_key_) {
       not_an_array("an object");
     }
-    ++depth_;
+    nest();
     return true;
   }
   bool end_object() {
@@ -172,13 +172,22 @@ class TraceSax {
     } else if (depth_ == events_depth_ + 1 && where_ == Where::Event) {
       time_type("an array");
     }
-    ++depth_;
+    nest();
     return true;
   }
   bool end_array() {
     --depth_;
     if (in_events_ && depth_ == events_depth_ - 1) in_events_ = false;
     return true;
+  }
+
+  // A trace is a few levels deep (root, traceEvents, event, args, a stack or grid in the args);
+  // a run of brackets is refused here, before nlohmann's parser tracks millions of levels.
+  static constexpr int kMaxNesting = 256;
+  void nest() {
+    if (depth_ >= kMaxNesting)
+      throw InputError("", fmt::format("nesting deeper than {} levels", kMaxNesting), {file_, 0});
+    ++depth_;
   }
 
   bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) {
