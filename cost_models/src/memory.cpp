@@ -84,24 +84,15 @@ RankParameters rank_parameters(const Scenario& s) {
   const double replicas = m.is_moe() ? 1.0 + d(p.redundant_experts) / d(m.routed_experts) : 1.0;
   const int64_t stages = pipeline_chunks(p.schedule, p.pp, p.virtual_stages);
   const int64_t per_stage = layers_per_chunk(s);
-  // The stages each rank holds: r (1F1B, ZB1P), r + j PP (interleaved), r and PP-1-r (DualPipe's
-  // two copies), r and 2PP-1-r (DualPipeV); the rank with the most parameters.
+  // The rank whose stages (for_each_stage_of_rank) hold the most parameters.
   RankParameters most;
   for (int64_t r = 0; r < p.pp; ++r) {
     RankParameters held;
-    const auto add = [&](int64_t stage) {
+    for_each_stage_of_rank(p.schedule, p.pp, p.virtual_stages, r, [&](int64_t stage) {
       const auto part = stage_parameters(m, count, stage, stages, per_stage, replicas);
       held.dense += part.dense;
       held.experts += part.experts;
-    };
-    switch (p.schedule) {
-      case Schedule::Interleaved1F1B:
-        for (int64_t j = 0; j < p.virtual_stages; ++j) add(r + j * p.pp);
-        break;
-      case Schedule::DualPipe: add(r); add(p.pp - 1 - r); break;
-      case Schedule::DualPipeV: add(r); add(2 * p.pp - 1 - r); break;
-      default: add(r); break;
-    }
+    });
     if (held.total() > most.total()) most = held;
   }
   most.dense /= d(p.tp);

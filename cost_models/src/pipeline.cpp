@@ -66,21 +66,19 @@ double pipeline_bubble_seconds(Schedule s, int64_t pp, int64_t m, const PhaseTim
 RankChunks pipeline_busiest_rank(Schedule s, int64_t pp, int64_t m, double middle, double last, int64_t v) {
   require_shape(s, pp, m, v);
   check(middle >= 0 && last >= 0, "phase_times", "must be >= 0");
-  RankChunks with_last;
-  bool all_middle_rank = pp > 1;  // some rank holds no last stage
-  switch (s) {
-    case Schedule::OneF1B:
-    case Schedule::ZB1P: with_last = {0, d(m)}; break;
-    case Schedule::Interleaved1F1B: with_last = {d(m) * d(v - 1), d(m)}; break;
-    case Schedule::DualPipe:
-      with_last = {d(m) / 2, d(m) / 2};
-      all_middle_rank = pp > 2;
-      break;
-    case Schedule::DualPipeV: with_last = {d(m), d(m)}; break;
-  }
-  const RankChunks all_middle{d(m) * d(stages_per_rank(s, v)), 0};
+  const int64_t last_stage = pipeline_chunks(s, pp, v) - 1;
+  // Every micro-batch visits each stage a rank holds, but in DualPipe each copy serves one
+  // direction: half the micro-batches.
+  const double visits = s == Schedule::DualPipe ? d(m) / 2 : d(m);
   const auto busy = [&](const RankChunks& r) { return r.middle * middle + r.last * last; };
-  return all_middle_rank && busy(all_middle) > busy(with_last) ? all_middle : with_last;
+  RankChunks busiest;
+  for (int64_t r = 0; r < pp; ++r) {
+    RankChunks held;
+    for_each_stage_of_rank(s, pp, v, r, [&](int64_t stage) { (stage == last_stage ? held.last : held.middle) += visits; });
+    if (r == 0 || busy(held) > busy(busiest) || (busy(held) == busy(busiest) && held.last > busiest.last))
+      busiest = held;
+  }
+  return busiest;
 }
 
 DualPipeSlots dual_pipe_slots(Schedule s, int64_t pp, int64_t m, int64_t h) {

@@ -36,7 +36,8 @@ StepEstimate step_estimate(const Scenario& s) {
   e.last_chunk = chunk_cost(s, last_layers, /*last_stage=*/true);
   // The slowest chunk, for the tables.
   const auto fb = [](const ChunkCost& c) { return c.forward_seconds() + c.backward_seconds(); };
-  e.chunk = fb(e.last_chunk) > fb(e.middle_chunk) ? e.last_chunk : e.middle_chunk;
+  const bool last_slowest = fb(e.last_chunk) > fb(e.middle_chunk);
+  e.chunk = last_slowest ? e.last_chunk : e.middle_chunk;
 
   // Exposed EP all-to-all per chunk visit (F + B), as sim/ places it (op_graph.cpp): each
   // all-to-all is split into a serialised (1 - overlap) share and a share that may run beside
@@ -57,15 +58,16 @@ StepEstimate step_estimate(const Scenario& s) {
            beyond(o * k.dispatch_seconds, b_mlp) + beyond(o * k.dispatch_seconds, k.mlp_forward_seconds) +
            beyond(o * k.combine_seconds, b_attn);
   };
-  // Per visit (one F and one B) on that rank.
+  // Per visit (one F and one B) on that rank: its lone slots and F&B pairs per visit.
+  DualPipeSlots slots{1, 1, 0};
+  if (dual) slots = dual_pipe_slots(p.schedule, p.pp, p.micro_batches, 0);
+  const double lone = slots.lone_forward + slots.lone_backward, visits = slots.lone_forward + slots.pairs;
   const auto exposed = [&](const ChunkCost& k) {
-    const double a2a = k.a2a_forward_seconds();
-    if (!dual) return 2.0 * a2a;
-    const auto slots = dual_pipe_slots(p.schedule, p.pp, p.micro_batches, 0);
-    const double lone = slots.lone_forward + slots.lone_backward;
-    return (lone * a2a + slots.pairs * pair_exposed(k)) / (slots.lone_forward + slots.pairs);
+    const double pairs = slots.pairs > 0 ? slots.pairs * pair_exposed(k) : 0.0;
+    return (lone * k.a2a_forward_seconds() + pairs) / visits;
   };
-  e.exposed_a2a_seconds = exposed(e.chunk);
+  const double middle_exposed = exposed(e.middle_chunk), last_exposed = exposed(e.last_chunk);
+  e.exposed_a2a_seconds = last_slowest ? last_exposed : middle_exposed;
   // The pipeline fills and drains through the stages before the last: their chunk's phases set
   // the bubble (with one stage, the only chunk's), with the serialised share of its all-to-alls
   // (the rest of the exposure is counted above, as exposed communication, not as idle time;
@@ -79,12 +81,11 @@ StepEstimate step_estimate(const Scenario& s) {
   e.phases.fb = e.phases.f + e.phases.b;
   // The busiest rank's compute, each of its chunks at its own price (the last stage's rank
   // also runs middle chunks in interleaved 1F1B and the DualPipes), with the exposure above.
-  const double middle_fb = fb(e.middle_chunk) + exposed(e.middle_chunk);
-  const double last_fb = fb(e.last_chunk) + exposed(e.last_chunk);
+  const double middle_fb = fb(e.middle_chunk) + middle_exposed;
+  const double last_fb = fb(e.last_chunk) + last_exposed;
   e.busiest_rank = pipeline_busiest_rank(p.schedule, p.pp, p.micro_batches, middle_fb, last_fb, p.virtual_stages);
   e.busy_seconds = e.busiest_rank.middle * middle_fb + e.busiest_rank.last * last_fb;
-  e.exposed_a2a_per_rank_seconds =
-      e.busiest_rank.middle * exposed(e.middle_chunk) + e.busiest_rank.last * exposed(e.last_chunk);
+  e.exposed_a2a_per_rank_seconds = e.busiest_rank.middle * middle_exposed + e.busiest_rank.last * last_exposed;
   e.bubble_seconds = pipeline_bubble_seconds(p.schedule, p.pp, p.micro_batches, e.phases, p.virtual_stages);
 
   // Stage-boundary transfers on the critical path (sim/README.md). DualPipe's reference commits

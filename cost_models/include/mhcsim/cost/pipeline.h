@@ -33,12 +33,30 @@ double pipeline_bubble_seconds(Schedule s, int64_t pp, int64_t micro_batches,
 double pipeline_busy_seconds(Schedule s, int64_t pp, int64_t micro_batches,
                              const PhaseTimes& t, int64_t virtual_stages = 1);
 
+// The pipeline stages rank `r` holds, in the schedule's split into pipeline_chunks() stages:
+// r (1F1B, ZB1P), r + j PP for j < v (interleaved 1F1B), r and PP-1-r (DualPipe's two copies),
+// r and 2PP-1-r (DualPipeV); `f(stage)` is called for each (DualPipe with PP = 2 holds both
+// stages twice over: once per direction).
+template <class F>
+void for_each_stage_of_rank(Schedule s, int64_t pp, int64_t virtual_stages, int64_t r, F&& f) {
+  switch (s) {
+    case Schedule::Interleaved1F1B:
+      for (int64_t j = 0; j < virtual_stages; ++j) f(r + j * pp);
+      break;
+    case Schedule::DualPipe: f(r); f(pp - 1 - r); break;
+    case Schedule::DualPipeV: f(r); f(2 * pp - 1 - r); break;
+    case Schedule::OneF1B:
+    case Schedule::ZB1P: f(r); break;
+  }
+}
+
 // Chunk visits of the busiest rank in one step when the last stage (the remaining layers and
 // the LM head) costs `last_fb_seconds` of F + B and every other stage `middle_fb_seconds`. The
 // rank holding the last stage runs it once per micro-batch in 1F1B and ZB1P, beside v - 1
 // middle chunks in interleaved 1F1B, for half the micro-batches in DualPipe (ranks 0 and PP-1,
 // one direction each) and beside stage 0 in DualPipeV (rank 0); other ranks run middle chunks
-// only. Busy time = middle x middle_fb + last x last_fb.
+// only (for_each_stage_of_rank). Busy time = middle x middle_fb + last x last_fb; on a tie the
+// rank holding the last stage.
 struct RankChunks {
   double middle = 0;
   double last = 0;
