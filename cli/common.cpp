@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <memory>
+#include <type_traits>
 
 #include "mhcsim/calib/attach.h"
 #include "mhcsim/error.h"
@@ -19,33 +20,31 @@ CLI::Validator path_flag(const char* expected) {
           ""};
 }
 
-CLI::Validator int_flag(int64_t lo, int64_t hi) {
-  return {[lo, hi](std::string& text) -> std::string {
-            const std::string expected = fmt::format("integer in [{}, {}]", lo, hi);
-            int64_t v = 0;
+namespace {
+// A flag that must parse whole as a T in [lo, hi]; `kind` and `a_kind` name it in messages
+// ("integer", "an integer"). Numbers must also be finite; an overflow, or a double's underflow
+// (1e-400, which from_chars flags and returns as 0), is out of range.
+template <class T>
+CLI::Validator range_flag(T lo, T hi, const char* kind, const char* a_kind) {
+  return {[lo, hi, kind, a_kind](std::string& text) -> std::string {
+            const std::string expected = fmt::format("{} in [{}, {}]", kind, lo, hi);
+            T v = 0;
             const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
             if (end != text.data() + text.size() || (ec != std::errc() && ec != std::errc::result_out_of_range))
-              return fmt::format("{:?} is not an integer (expected {})", text, expected);
+              return fmt::format("{:?} is not {} (expected {})", text, a_kind, expected);
+            if constexpr (std::is_floating_point_v<T>) {
+              if (!std::isfinite(v)) return fmt::format("{} is not a finite number (expected {})", text, expected);
+            }
             if (ec != std::errc() || v < lo || v > hi) return fmt::format("{} is out of range (expected {})", text, expected);
             return "";
           },
           ""};
 }
+}  // namespace
 
-CLI::Validator number_flag(double lo, double hi) {
-  return {[lo, hi](std::string& text) -> std::string {
-            const std::string expected = fmt::format("number in [{}, {}]", lo, hi);
-            double v = 0;
-            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-            if (end != text.data() + text.size() || (ec != std::errc() && ec != std::errc::result_out_of_range))
-              return fmt::format("{:?} is not a number (expected {})", text, expected);
-            if (!std::isfinite(v)) return fmt::format("{} is not a finite number (expected {})", text, expected);
-            // An underflow (1e-400) is out of range too: from_chars flags it and returns 0.
-            if (ec != std::errc() || v < lo || v > hi) return fmt::format("{} is out of range (expected {})", text, expected);
-            return "";
-          },
-          ""};
-}
+CLI::Validator int_flag(int64_t lo, int64_t hi) { return range_flag(lo, hi, "integer", "an integer"); }
+
+CLI::Validator number_flag(double lo, double hi) { return range_flag(lo, hi, "number", "a number"); }
 
 CLI::Validator key_flag(const std::string& key) {
   return {[key](std::string& text) { return scenarios::key_value_problem(key, text); }, ""};
