@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "mhcsim/error.h"
+#include "mhcsim/json_nesting.h"
 
 namespace mhcsim::stability {
 namespace {
@@ -145,7 +146,7 @@ MappingStack parse_mappings_npy(const std::string& bytes, const std::string& fil
 MappingStack parse_mappings_json(const std::string& text, const std::string& file) {
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(text);
+    doc = parse_json_bounded(text, file);
   } catch (const nlohmann::json::parse_error& e) {
     // The byte offset only: the library's message would quote the file's text.
     fail(file, "JSON", fmt::format("malformed at byte {}", e.byte));
