@@ -41,6 +41,8 @@ constexpr NameTable<Schedule, 5> kSchedules{{{Schedule::OneF1B, "1f1b"},
                                              {Schedule::DualPipe, "dualpipe"},
                                              {Schedule::DualPipeV, "dualpipev"}}};
 constexpr NameTable<MlpKind, 2> kMlp{{{MlpKind::SwiGLU, "swiglu"}, {MlpKind::GeLU, "gelu"}}};
+constexpr NameTable<Fp8GemmKernels, 2> kFp8Gemm{
+    {{Fp8GemmKernels::DeepGemm, "deepgemm"}, {Fp8GemmKernels::Cutlass36, "cutlass-3.6"}}};
 constexpr NameTable<ActivationRecompute, 4> kRecompute{{{ActivationRecompute::None, "none"},
                                                        {ActivationRecompute::Selective, "selective"},
                                                        {ActivationRecompute::Full, "full"},
@@ -56,6 +58,7 @@ std::string_view to_string(DType t) { return name_of(kDTypes, t); }
 std::string_view to_string(AttentionKind k) { return name_of(kAttention, k); }
 std::string_view to_string(ResidualKind k) { return name_of(kResidual, k); }
 std::string_view to_string(MlpKind k) { return name_of(kMlp, k); }
+std::string_view to_string(Fp8GemmKernels k) { return name_of(kFp8Gemm, k); }
 std::string_view to_string(Schedule s) { return name_of(kSchedules, s); }
 std::string_view to_string(ActivationRecompute r) { return name_of(kRecompute, r); }
 std::string_view to_string(WorkloadMode m) { return name_of(kModes, m); }
@@ -69,6 +72,7 @@ std::optional<ResidualKind> parse_residual_kind(std::string_view s) {
   return value_of(kResidual, s);
 }
 std::optional<MlpKind> parse_mlp_kind(std::string_view s) { return value_of(kMlp, s); }
+std::optional<Fp8GemmKernels> parse_fp8_gemm_kernels(std::string_view s) { return value_of(kFp8Gemm, s); }
 std::optional<Schedule> parse_schedule(std::string_view s) { return value_of(kSchedules, s); }
 std::optional<ActivationRecompute> parse_activation_recompute(std::string_view s) {
   return value_of(kRecompute, s);

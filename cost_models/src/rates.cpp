@@ -39,7 +39,10 @@ GemmRates gemm_rates(const Scenario& s, DType dtype) {
   r.peak_flops_per_second = tflops_to_flops_per_second(peak);
   r.plateau_efficiency = s.calibration && s.calibration->gemm_efficiency
                              ? *s.calibration->gemm_efficiency
-                             : (dtype == DType::FP8 ? kDefaultGemmEfficiencyFp8 : kDefaultGemmEfficiencyBf16);
+                             : dtype != DType::FP8 ? kDefaultGemmEfficiencyBf16
+                             : s.precision.fp8_gemm_kernels == Fp8GemmKernels::Cutlass36
+                                 ? kDefaultGemmEfficiencyFp8 / kCutlass36Fp8Slowdown
+                                 : kDefaultGemmEfficiencyFp8;
   const double sm = compute_sm_fraction(s);
   r.sms = std::max(1, static_cast<int>(std::lround(g.sm_count * sm)));
   // The SMs given to communication take their share of the tensor cores with them.

@@ -90,6 +90,8 @@ std::vector<Field<S>> build_schema() {
       dtype("precision.dispatch", [](S& s) -> DType& { return s.precision.dispatch; }),
       dtype("precision.combine", [](S& s) -> DType& { return s.precision.combine; }),
       int_field<S>("precision.fp8_tile", 1, 65536, [](S& s) -> int64_t& { return s.precision.fp8_tile; }),
+      enum_field<S, Fp8GemmKernels>("precision.fp8_gemm_kernels", "deepgemm|cutlass-3.6", parse_fp8_gemm_kernels,
+                                    [](S& s) -> Fp8GemmKernels& { return s.precision.fp8_gemm_kernels; }),
 
       int_field<S>("parallel.tp", 1, 1024, [](S& s) -> int64_t& { return s.parallel.tp; }),
       int_field<S>("parallel.pp", 1, 4096, [](S& s) -> int64_t& { return s.parallel.pp; }),

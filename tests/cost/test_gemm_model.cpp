@@ -7,6 +7,7 @@
 
 #include "mhcsim/cost/gemm_model.h"
 #include "mhcsim/cost/rates.h"
+#include "mhcsim/scenarios/load.h"
 
 using namespace mhcsim;
 using namespace mhcsim::cost;
@@ -77,4 +78,18 @@ TEST_CASE("small M streams the weights; accumulating into C doubles the epilogue
   const auto acc = gemm_time(w, rates);
   CHECK_THAT(acc.epilogue_seconds, WithinRel(2 * plain.epilogue_seconds, 1e-12));
   CHECK_THAT(plain.epilogue_seconds, WithinRel(4.0 * 7168 * 4096 * 4 / rates.hbm_bytes_per_second, 1e-12));
+}
+
+TEST_CASE("precision.fp8_gemm_kernels: DeepSeek's CUTLASS 3.6 kernels plateau 1.2x below DeepGEMM") {
+  // DeepGEMM README (2025-02-25): 1358 TFLOP/s at 4096 x 7168 x 16384, 1.2x its CUTLASS 3.6 baseline.
+  auto s = scenarios::load_scenario(std::string(MHCSIM_SOURCE_DIR) + "/scenarios/deepseek_v3_train.toml", {});
+  const auto deepgemm = gemm_rates(s, DType::FP8);
+  s.precision.fp8_gemm_kernels = Fp8GemmKernels::Cutlass36;
+  const auto cutlass = gemm_rates(s, DType::FP8);
+  CHECK_THAT(deepgemm.plateau_efficiency / cutlass.plateau_efficiency, WithinRel(1.2, 1e-12));
+  // BF16 GEMMs do not depend on it.
+  CHECK(gemm_rates(s, DType::BF16).plateau_efficiency == kDefaultGemmEfficiencyBf16);
+  const GemmShape row{4096, 7168, 16384, 1, DType::FP8, DType::BF16};
+  const GemmRates h800{1979e12, cutlass.plateau_efficiency, 132, 3350e9 * kDefaultHbmEfficiency, 0};
+  CHECK_THAT(row.flops() / gemm_time(row, h800).seconds / 1e12, WithinRel(1358.0 / 1.2, 0.01));
 }

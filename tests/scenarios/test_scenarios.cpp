@@ -296,6 +296,8 @@ TEST_CASE("bad op-level and [published] keys name the key and the line") {
   };
   const std::vector<Case> cases{
       {"unknown MLP", gpt_with("model", "mlp = \"relu\""), "model.mlp", "expected one of swiglu|gelu", "mlp ="},
+      {"unknown FP8 GEMM library", edited("\\[precision\\]", "[precision]\nfp8_gemm_kernels = \"cublas\""), "precision.fp8_gemm_kernels",
+       "expected one of deepgemm|cutlass-3.6", "fp8_gemm_kernels"},
       {"CP out of range", gpt_with("parallel", "cp = 0"), "parallel.cp", "out of range (expected integer in [1, 1024])",
        "cp = 0"},
       {"CP dividing seq_len but not into 2 x CP chunks", edited("seq_len = 2048", "seq_len = 2052", gpt_with("parallel", "cp = 4")),

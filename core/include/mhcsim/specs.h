@@ -80,6 +80,11 @@ struct ModelSpec {
   int64_t moe_layers() const { return is_moe() ? layers - dense_layers : 0; }
 };
 
+// The FP8 GEMM library a run used. Fine-grained-scaled FP8 GEMMs differ by library more than
+// BF16 ones do: DeepGEMM (2025-02) beats DeepSeek's earlier CUTLASS 3.6-based kernels, which
+// trained DeepSeek-V3 (2024), by 1.1-1.2x on training shapes (cost/rates.h).
+enum class Fp8GemmKernels { DeepGemm, Cutlass36 };
+
 struct PrecisionSpec {
   DType gemm = DType::BF16;          // tensor-core input precision of the big GEMMs
   DType activations = DType::BF16;   // stored activations / residual stream
@@ -91,6 +96,7 @@ struct PrecisionSpec {
   DType dispatch = DType::BF16;      // MoE dispatch payload (FP8 in DeepSeek-V3, plus scales)
   DType combine = DType::BF16;       // MoE combine payload
   int64_t fp8_tile = 128;            // 1x128 activation tiles -> one fp32 scale per 128 elems
+  Fp8GemmKernels fp8_gemm_kernels = Fp8GemmKernels::DeepGemm;  // which FP8 GEMM library ran
 };
 
 enum class Schedule { OneF1B, Interleaved1F1B, ZB1P, DualPipe, DualPipeV };
@@ -222,6 +228,7 @@ struct Scenario {
 std::string_view to_string(AttentionKind k);
 std::string_view to_string(ResidualKind k);
 std::string_view to_string(MlpKind k);
+std::string_view to_string(Fp8GemmKernels k);
 std::string_view to_string(Schedule s);
 std::string_view to_string(ActivationRecompute r);
 std::string_view to_string(WorkloadMode m);
@@ -229,6 +236,7 @@ std::string_view to_string(ServePhase p);
 std::optional<AttentionKind> parse_attention_kind(std::string_view s);
 std::optional<ResidualKind> parse_residual_kind(std::string_view s);
 std::optional<MlpKind> parse_mlp_kind(std::string_view s);
+std::optional<Fp8GemmKernels> parse_fp8_gemm_kernels(std::string_view s);
 std::optional<Schedule> parse_schedule(std::string_view s);
 std::optional<ActivationRecompute> parse_activation_recompute(std::string_view s);
 std::optional<WorkloadMode> parse_workload_mode(std::string_view s);

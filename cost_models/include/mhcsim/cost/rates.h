@@ -21,6 +21,11 @@ inline constexpr double kDefaultGemmEfficiencyBf16 = 0.85;
 // wave and 3% for the epilogue, so the plateau is 1358 / 1979 / 0.94 = 0.73. (The CUDA-core
 // promotion of the partial sums is why FP8 plateaus lower than BF16.)
 inline constexpr double kDefaultGemmEfficiencyFp8 = 0.73;
+// DeepSeek's CUTLASS 3.6-based FP8 GEMMs (precision.fp8_gemm_kernels = "cutlass-3.6"), what
+// DeepGEMM's first README (2025-02-25, "Performance") compares against: DeepGEMM is 1.2x faster
+// at the very row the plateau above comes from (4096 x 7168 x 16384) and on three of the four
+// grouped (MoE, contiguous layout) training shapes, so that plateau over 1.2.
+inline constexpr double kCutlass36Fp8Slowdown = 1.2;
 // Fused attention core (FlashAttention-2, Dao 2023: "50-73% of the theoretical maximum FLOPs/s
 // on A100"; FlashAttention-3, Shah et al. 2024: up to 75% on H100 in the forward). Forward at
 // 0.6 of the BF16 peak, backward (5 GEMMs, more shared-memory traffic, slower in both papers'
