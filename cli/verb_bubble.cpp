@@ -1,56 +1,13 @@
-// `mhcsim bubble`: every pipeline schedule at the scenario's PP and micro-batches, priced by
-// the cost model (DualPipe README table). A schedule that cannot run the shape stays a row with
-// its reason (infeasibility is a value, Timeloop's EvalStatus habit).
-#include <array>
-
+// `mhcsim bubble`: every pipeline schedule at the scenario's PP and micro-batches (api/bubble.h).
 #include "common.h"
-#include "mhcsim/cost/step.h"
-#include "mhcsim/error.h"
-#include "mhcsim/units.h"
+#include "mhcsim/api/bubble.h"
 #include "verbs.h"
 
 namespace mhcsim::cli {
 
 void setup_bubble(CLI::App& app) {
   add_scenario_verb(app, "bubble", "Pipeline bubble and per-rank memory for every schedule",
-                    [](const Scenario& base, bool json) {
-    reports::Table t("pipeline schedules at PP " + std::to_string(base.parallel.pp) + ", " +
-                         std::to_string(base.parallel.micro_batches) + " micro-batches (per chunk F, B, W, F&B)",
-                     {{"schedule", "schedule"},
-                      {"layers_per_chunk", "layers/chunk"},
-                      {"f_s", "F (ms)", 2, 1e3},
-                      {"b_s", "B (ms)", 2, 1e3},
-                      {"w_s", "W (ms)", 2, 1e3},
-                      {"fb_s", "F&B (ms)", 2, 1e3},
-                      {"bubble_s", "bubble (s)", 3},
-                      {"bubble_pct", "bubble (%)", 2},
-                      {"step_s", "step (s)", 3},
-                      {"parameter_factor", "params (x)", 0},
-                      {"activation_chunks", "act (chunks)"},
-                      {"activation_bytes", "act (GiB)", 2, 1.0 / kGiB},
-                      {"note", "note"}});
-    constexpr std::array kSchedules{Schedule::OneF1B, Schedule::Interleaved1F1B, Schedule::ZB1P,
-                                    Schedule::DualPipe, Schedule::DualPipeV};
-    for (const Schedule sched : kSchedules) {
-      Scenario s = base;
-      s.parallel.schedule = sched;
-      if (sched == Schedule::Interleaved1F1B && s.parallel.virtual_stages < 2) s.parallel.virtual_stages = 2;
-      const std::string name(to_string(sched));
-      try {
-        const auto e = cost::step_estimate(s);
-        const auto chunks = cost::pipeline_activation_chunks(sched, s.parallel.pp, s.parallel.micro_batches,
-                                                             s.parallel.virtual_stages);
-        t.add_row({name, e.layers_per_chunk, e.phases.f, e.phases.b, e.phases.w, e.phases.fb,
-                   e.bubble_seconds, e.bubble_fraction() * 100, e.step_seconds,
-                   cost::pipeline_parameter_factor(sched), chunks,
-                   static_cast<double>(chunks) * e.chunk.activation_bytes,
-                   sched == Schedule::Interleaved1F1B ? "v = " + std::to_string(s.parallel.virtual_stages) : ""});
-      } catch (const SpecError& err) {
-        t.add_row({name, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, std::string(err.what())});
-      }
-    }
-    print_table(json, t);
-  });
+                    [](const Scenario& s, bool json) { print_table(json, api::bubble_table(s)); });
 }
 
 }  // namespace mhcsim::cli

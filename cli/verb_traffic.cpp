@@ -1,10 +1,9 @@
 // `mhcsim traffic`: residual / HC / mHC memory traffic (mHC paper Table 2) per token and per
-// step, fused and unfused, and the recompute scheme's activation memory (Eq. 20).
+// step, fused and unfused, and the recompute scheme's activation memory (api/traffic.h).
+#include <memory>
+
 #include "common.h"
-#include "mhcsim/cost/memory.h"
-#include "mhcsim/cost/mhc_traffic.h"
-#include "mhcsim/reports/table.h"
-#include "mhcsim/units.h"
+#include "mhcsim/api/traffic.h"
 #include "verbs.h"
 
 namespace mhcsim::cli {
@@ -12,46 +11,11 @@ namespace mhcsim::cli {
 void setup_traffic(CLI::App& app) {
   auto n_option = std::make_shared<int64_t>(0);
   auto* cmd = add_scenario_verb(app, "traffic", "mHC / HC / residual memory traffic per token and step (paper Table 2)",
-                                [n_option](const Scenario& scenario, bool json) {
-    Scenario s = scenario;
-    auto& m = s.model;
-    if (*n_option > 0) {
-      m.mhc_n = *n_option;
-      if (m.residual == ResidualKind::Residual && *n_option > 1) m.residual = ResidualKind::MHC;
-    }
-    const int64_t n = m.mhc_n, c = m.hidden;
-    const DType act = s.precision.activations;
-    reports::Table t("forward traffic per token per mHC layer, n = " + std::to_string(n) + ", C = " +
-                         std::to_string(c) + " (streams " + std::string(to_string(act)) + ", coefficients fp32)",
-                     {{"operation", "operation"},
-                      {"read_elems", "read (elems)", 0},
-                      {"write_elems", "write (elems)", 0},
-                      {"read_bytes", "read (KB)", 2, 1e-3},
-                      {"write_bytes", "write (KB)", 2, 1e-3}});
-    auto rows = cost::mhc_table2(n);
-    rows.push_back(cost::residual_merge_row());
-    rows.push_back(cost::mhc_post_res_fused_row(n));
-    rows.push_back(cost::residual_forward_row(ResidualKind::MHC, n, true));
-    for (const auto& r : rows) {
-      const auto b = cost::traffic_bytes(r, c, 1.0, act);
-      t.add_row({r.operation, r.read.elements(c), r.write.elements(c), b.read_bytes, b.write_bytes});
-    }
-    // In double: the product of four in-range integers can pass int64 (2^24 x 2^20 x 2^20 x 2^32).
-    const double tokens = static_cast<double>(s.parallel.dp) * static_cast<double>(s.parallel.micro_batches) *
-                          static_cast<double>(s.workload.micro_batch_seqs) * static_cast<double>(s.workload.seq_len);
-    const auto unfused = cost::residual_traffic_per_step(m, s.precision, false, false, tokens);
-    const auto fused = cost::residual_traffic_per_step(m, s.precision, true, s.parallel.recompute_mhc, tokens);
-    const auto mem = cost::training_memory(s);
-    const std::vector<reports::Quantity> q = {
-        {"step_tokens", "tokens per step", tokens, "tokens", 1.0, 0},
-        {"unfused_step_bytes", "step traffic, unfused, no recompute", unfused.total_bytes(), "TB", 1e-12, 2},
-        {"fused_step_bytes", "step traffic, fused (+ recompute if on)", fused.total_bytes(), "TB", 1e-12, 2},
-        {"fused_recompute_step_bytes", "of which recompute", fused.recompute.total(), "TB", 1e-12, 2},
-        {"recompute_block", "recompute block L_r (per stage)", mem.recompute_block, "layers"},
-        {"recompute_saved_bytes", "activation memory saved per GPU", mem.mhc_recompute_saved_bytes, "GiB", 1.0 / kGiB, 2}};
-    if (json) return print_json({{"rows", t.to_json()}, {"summary", reports::quantities_to_json(q)}});
-    t.print_text(std::cout);
-    reports::print_quantities(std::cout, "per step: " + s.name, q);
+                                [n_option](const Scenario& s, bool json) {
+    const auto t = api::traffic(s, *n_option);
+    if (json) return print_json(api::to_json(t));
+    t.rows.print_text(std::cout);
+    reports::print_quantities(std::cout, "per step: " + s.name, t.summary);
   });
   cmd->add_option("--n", *n_option, "Expansion rate n (default: model.mhc_n; n > 1 turns a residual model into mHC)")
       ->check(key_flag("model.mhc.n"));

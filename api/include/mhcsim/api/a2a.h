@@ -1,0 +1,15 @@
+#pragma once
+// `a2a`: MoE all-to-all bytes per token and MoE layer (NVLink vs IB) and alpha-beta time for
+// one micro-batch (training) or decode batch (serving).
+#include <cstdint>
+#include <vector>
+
+#include "mhcsim/reports/table.h"
+#include "mhcsim/specs.h"
+
+namespace mhcsim::api {
+
+// `tokens` per GPU per MoE layer; 0 takes one micro-batch (training) or the decode batch.
+std::vector<reports::Quantity> a2a_quantities(const Scenario& s, int64_t tokens = 0);
+
+}  // namespace mhcsim::api

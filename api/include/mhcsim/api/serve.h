@@ -1,0 +1,54 @@
+#pragma once
+// `serve`: the request-level serving simulator (serving/) on the scenario: TTFT, TPOT and E2E
+// percentiles, throughput per GPU and node, goodput under SLOs, KV use and cost; with
+// max_rate the highest Poisson rate that meets the SLOs at p99, and the replicas, GPUs and
+// nodes the scenario's target load needs.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mhcsim/reports/table.h"
+#include "mhcsim/serving/capacity.h"
+#include "mhcsim/serving/config.h"
+#include "mhcsim/serving/request.h"
+#include "mhcsim/serving/simulate.h"
+#include "mhcsim/specs.h"
+
+namespace mhcsim::api {
+
+// What `serve` is asked: Poisson arrivals at rate_per_s, or the arrivals of requests_file.
+struct ServeRequest {
+  std::optional<double> rate_per_s;  // with max_rate: the search's start
+  std::string requests_file;         // CSV or JSONL of arrival_s, input_tokens, output_tokens
+  int64_t requests = 1000;           // Poisson requests
+  serving::LengthDistribution input{serving::LengthDistribution::Kind::Fixed, 1024};
+  serving::LengthDistribution output{serving::LengthDistribution::Kind::Fixed, 256};
+  uint64_t seed = 1;
+  serving::ServingConfig config;     // its `trace` stream is set by serve() from trace_path
+  std::string prefill_scenario;      // the prefill pool's scenario file (default: the scenario)
+  bool max_rate = false;             // search the highest rate meeting the SLOs at p99
+  std::string trace_path;            // Chrome trace of the iterations of one run
+};
+
+struct ServeAnswer {
+  std::string requests_source;  // "Poisson, N requests of ..." or the request file
+  int64_t gpus_per_replica = 0;
+  int64_t kv_blocks_per_replica = 0;
+  int64_t kv_block_tokens = 0;
+  std::vector<serving::ServingResult> runs;  // one run, or the search's probes by rate
+  std::optional<serving::MaxRate> search;
+  std::optional<serving::CapacityAnswer> capacity;  // the scenario's target at the max rate
+  bool decode_target = true;  // the target counts output (decode) or input (prefill) tokens
+};
+
+// Throws InputError (naming the CLI flag: --rate, --max-rate, ...) for an inconsistent request.
+ServeAnswer serve(const Scenario& s, const ServeRequest& request);
+
+// One row per run, the columns of serving::stat_fields().
+reports::Table runs_table(const std::string& title, const std::vector<serving::ServingResult>& runs);
+nlohmann::json to_json(const Scenario& s, const ServeRequest& request, const ServeAnswer& answer);
+
+}  // namespace mhcsim::api

@@ -1,0 +1,50 @@
+#include "mhcsim/api/bubble.h"
+
+#include <array>
+#include <string>
+
+#include "mhcsim/cost/step.h"
+#include "mhcsim/error.h"
+#include "mhcsim/units.h"
+
+namespace mhcsim::api {
+
+reports::Table bubble_table(const Scenario& base) {
+  reports::Table t("pipeline schedules at PP " + std::to_string(base.parallel.pp) + ", " +
+                       std::to_string(base.parallel.micro_batches) + " micro-batches (per chunk F, B, W, F&B)",
+                   {{"schedule", "schedule"},
+                    {"layers_per_chunk", "layers/chunk"},
+                    {"f_s", "F (ms)", 2, 1e3},
+                    {"b_s", "B (ms)", 2, 1e3},
+                    {"w_s", "W (ms)", 2, 1e3},
+                    {"fb_s", "F&B (ms)", 2, 1e3},
+                    {"bubble_s", "bubble (s)", 3},
+                    {"bubble_pct", "bubble (%)", 2},
+                    {"step_s", "step (s)", 3},
+                    {"parameter_factor", "params (x)", 0},
+                    {"activation_chunks", "act (chunks)"},
+                    {"activation_bytes", "act (GiB)", 2, 1.0 / kGiB},
+                    {"note", "note"}});
+  constexpr std::array kSchedules{Schedule::OneF1B, Schedule::Interleaved1F1B, Schedule::ZB1P, Schedule::DualPipe,
+                                  Schedule::DualPipeV};
+  for (const Schedule sched : kSchedules) {
+    Scenario s = base;
+    s.parallel.schedule = sched;
+    if (sched == Schedule::Interleaved1F1B && s.parallel.virtual_stages < 2) s.parallel.virtual_stages = 2;
+    const std::string name(to_string(sched));
+    try {
+      const auto e = cost::step_estimate(s);
+      const auto chunks = cost::pipeline_activation_chunks(sched, s.parallel.pp, s.parallel.micro_batches,
+                                                           s.parallel.virtual_stages);
+      t.add_row({name, e.layers_per_chunk, e.phases.f, e.phases.b, e.phases.w, e.phases.fb, e.bubble_seconds,
+                 e.bubble_fraction() * 100, e.step_seconds, cost::pipeline_parameter_factor(sched), chunks,
+                 static_cast<double>(chunks) * e.chunk.activation_bytes,
+                 sched == Schedule::Interleaved1F1B ? "v = " + std::to_string(s.parallel.virtual_stages) : ""});
+    } catch (const SpecError& err) {
+      t.add_row({name, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, std::string(err.what())});
+    }
+  }
+  return t;
+}
+
+}  // namespace mhcsim::api

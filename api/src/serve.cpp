@@ -1,0 +1,164 @@
+#include "mhcsim/api/serve.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <utility>
+
+#include "mhcsim/atomic_write.h"
+#include "mhcsim/error.h"
+#include "mhcsim/scenarios/load.h"
+
+namespace mhcsim::api {
+
+namespace {
+void check(const ServeRequest& r) {
+  const auto& c = r.config;
+  if (r.requests_file.empty() && !r.rate_per_s)
+    throw InputError("--rate", "missing (expected --rate R requests/s, or --requests-file F)");
+  if (!r.requests_file.empty() && r.rate_per_s)
+    throw InputError("--rate", "a request file has its own arrivals (expected --rate or --requests-file, not both)");
+  if (!r.requests_file.empty() && r.max_rate)
+    throw InputError("--max-rate", "searches Poisson rates (expected --rate, not --requests-file)");
+  if (r.max_rate && c.slo_ttft_s <= 0 && c.slo_tpot_s <= 0)
+    throw InputError("--max-rate", "needs an SLO to meet (expected --slo-ttft and/or --slo-tpot)");
+  if (!r.prefill_scenario.empty() && c.prefill_replicas == 0)
+    throw InputError("--prefill-scenario", "describes the prefill pool (expected --prefill-replicas > 0 too)");
+}
+
+const char* length_name(serving::LengthDistribution::Kind k) {
+  return k == serving::LengthDistribution::Kind::Fixed ? "fixed" : "exponential";
+}
+
+nlohmann::json result_json(const serving::ServingResult& r) {
+  nlohmann::json j;
+  for (const auto& f : serving::stat_fields()) j[f.key] = f.get(r);
+  j["arrival_rate_per_s"] = r.arrival_rate_per_s;
+  j["duration_s"] = r.duration_s;
+  j["gpus"] = r.gpus;
+  j["iterations"] = r.iterations;
+  j["input_tokens"] = r.input_tokens;
+  j["prefix_hit_tokens"] = r.prefix_hit_tokens;
+  j["output_tokens"] = r.output_tokens;
+  j["ttft_mean_s"] = r.ttft.mean_s;
+  j["tpot_mean_s"] = r.tpot.mean_s;
+  j["e2e_mean_s"] = r.e2e.mean_s;
+  j["mean_requests_in_system"] = r.mean_requests_in_system;
+  j["max_requests_in_flight"] = r.max_requests_in_flight;
+  j["cost_usd"] = r.cost_usd;
+  auto& series = j["kv_utilisation_series"] = nlohmann::json::array();
+  for (const auto& k : r.kv_utilisation_series) series.push_back({{"time_s", k.time_s}, {"utilisation", k.utilisation}});
+  return j;
+}
+}  // namespace
+
+ServeAnswer serve(const Scenario& s, const ServeRequest& r) {
+  using namespace serving;
+  check(r);
+  const Deployment main(s);
+  std::unique_ptr<Deployment> prefill;
+  if (!r.prefill_scenario.empty()) prefill = std::make_unique<Deployment>(scenarios::load_scenario(r.prefill_scenario));
+  const auto simulate_at = [&](double rate, std::ostream* trace) {
+    auto config = r.config;
+    config.trace = trace;
+    PoissonSource source(rate, r.requests, r.input, r.output, r.seed);
+    return simulate(main, config, source, prefill.get());
+  };
+  const auto simulate_file = [&](std::ostream* trace) {
+    auto config = r.config;
+    config.trace = trace;
+    RequestFile source(r.requests_file);
+    return simulate(main, config, source, prefill.get());
+  };
+  ServeAnswer a;
+  const auto& model = main.model();
+  a.gpus_per_replica = model.gpus_per_replica();
+  a.kv_blocks_per_replica = model.kv_blocks();
+  a.kv_block_tokens = model.kv_block_tokens();
+  a.requests_source = r.requests_file.empty()
+                          ? fmt::format("Poisson, {} requests of {} in / {} out tokens ({})", r.requests,
+                                        r.input.mean_tokens, r.output.mean_tokens, length_name(r.input.kind))
+                          : r.requests_file;
+  // One run (traced when asked), or the max-rate search and its runs.
+  if (r.max_rate) {
+    a.search = search_max_rate([&](double rate) { return simulate_at(rate, nullptr); }, r.config.slo_ttft_s,
+                               r.config.slo_tpot_s, *r.rate_per_s);
+    a.runs = a.search->probes;
+    std::sort(a.runs.begin(), a.runs.end(), [](const auto& x, const auto& y) { return x.rate_per_s < y.rate_per_s; });
+  }
+  const auto one_run = [&](std::ostream* trace) {
+    if (!r.requests_file.empty()) return simulate_file(trace);
+    return simulate_at(a.search && a.search->rate_per_s > 0 ? a.search->rate_per_s : *r.rate_per_s, trace);
+  };
+  if (!r.trace_path.empty()) {
+    ServingResult traced;
+    write_file_atomically(r.trace_path, [&](std::ostream& out) { traced = one_run(&out); });
+    if (!a.search) a.runs.push_back(traced);
+  } else if (!a.search) {
+    a.runs.push_back(one_run(nullptr));
+  }
+  // The capacity answer: the scenario's target load at the max rate's per-replica throughput.
+  const auto& c = r.config;
+  a.decode_target = s.workload.phase == ServePhase::Decode;
+  if (a.search && a.search->rate_per_s > 0 && s.workload.target_tokens_per_second > 0) {
+    const auto& at = a.search->at_rate;
+    const double per_request =
+        (a.decode_target ? at.output_tokens : at.input_tokens) / static_cast<double>(at.requests);
+    std::vector<std::pair<PoolUnits, int64_t>> simulated;
+    if (c.prefill_replicas > 0)
+      simulated.push_back({pool_units(prefill ? prefill->scenario() : s, "prefill"), c.prefill_replicas});
+    simulated.push_back({pool_units(s, c.prefill_replicas > 0 ? "decode" : "serving"), c.replicas});
+    a.capacity = capacity_for(s.workload.target_tokens_per_second, a.search->rate_per_s * per_request, simulated,
+                              s.hardware.gpus_per_node);
+  }
+  return a;
+}
+
+reports::Table runs_table(const std::string& title, const std::vector<serving::ServingResult>& runs) {
+  std::vector<reports::Column> columns;
+  for (const auto& f : serving::stat_fields()) columns.push_back({f.key, f.header, f.precision, f.text_scale});
+  reports::Table t(title, columns);
+  for (const auto& r : runs) {
+    std::vector<reports::Cell> row;
+    for (const auto& f : serving::stat_fields()) row.emplace_back(f.get(r));
+    t.add_row(std::move(row));
+  }
+  return t;
+}
+
+nlohmann::json to_json(const Scenario& s, const ServeRequest& request, const ServeAnswer& a) {
+  const auto& c = request.config;
+  nlohmann::json doc;
+  doc["scenario"] = s.name;
+  doc["requests_source"] = a.requests_source;
+  doc["replicas"] = c.replicas;
+  doc["prefill_replicas"] = c.prefill_replicas;
+  doc["gpus_per_replica"] = a.gpus_per_replica;
+  doc["kv_blocks_per_replica"] = a.kv_blocks_per_replica;
+  doc["kv_block_tokens"] = a.kv_block_tokens;
+  doc["slo_ttft_s"] = c.slo_ttft_s;
+  doc["slo_tpot_s"] = c.slo_tpot_s;
+  doc["runs"] = nlohmann::json::array();
+  for (const auto& r : a.runs) doc["runs"].push_back(result_json(r));
+  if (a.search) {
+    doc["max_rate_per_s"] = a.search->rate_per_s;
+    if (a.search->rate_per_s > 0) doc["at_max_rate"] = result_json(a.search->at_rate);
+  }
+  if (a.capacity) {
+    auto& cap = doc["capacity"];
+    cap["target_tokens_per_s"] = a.capacity->target_tokens_per_s;
+    cap["target_kind"] = a.decode_target ? "output" : "input";
+    cap["tokens_per_s_at_max_rate"] = a.capacity->simulated_tokens_per_s;
+    cap["gpus"] = a.capacity->gpus;
+    cap["nodes"] = a.capacity->nodes;
+    cap["pools"] = nlohmann::json::array();
+    for (const auto& pc : a.capacity->pools)
+      cap["pools"].push_back({{"pool", pc.units.label}, {"replicas", pc.replicas},
+                              {"deployment_units", pc.deployment_units}, {"unit_gpus", pc.units.unit_gpus},
+                              {"gpus", pc.gpus}});
+  }
+  return doc;
+}
+
+}  // namespace mhcsim::api
