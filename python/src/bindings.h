@@ -1,0 +1,41 @@
+#pragma once
+// What the binding files share: the Scenario the module hands out, JSON to Python, and one
+// registration function per file.
+#include <pybind11/pybind11.h>
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mhcsim/scenarios/load.h"
+#include "mhcsim/specs.h"
+
+namespace mhcsim::python {
+
+namespace py = pybind11;
+
+// A loaded scenario and what it was loaded from, so a sweep can instantiate it again with
+// other values (scenarios::ScenarioTemplate) and with_overrides can reload it.
+struct LoadedScenario {
+  std::string toml_text;
+  std::string file_name;  // what errors name: the path, or "<string>"
+  std::vector<scenarios::Override> overrides;
+  Scenario scenario;  // validated, calibration attached
+};
+
+// `key=value` strings (as --set takes them), or a dict {key: value}; None: none.
+std::vector<scenarios::Override> overrides_from(const py::object& overrides);
+// Reads scenario.calibration_path into scenario.calibration, each warning a Python
+// UserWarning (the CLI prints them on stderr).
+void attach_calibration(Scenario& s);
+
+// Objects, arrays, numbers, strings, booleans and null as dict, list, int/float, str, bool, None.
+py::object to_python(const nlohmann::json& j);
+
+void register_errors(py::module_& m);
+void register_scenario(py::module_& m);
+void register_estimates(py::module_& m);
+void register_runs(py::module_& m);
+
+}  // namespace mhcsim::python

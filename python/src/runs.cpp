@@ -1,0 +1,162 @@
+// The runs: the pipeline simulator, sweeps over a grid, the validation suite and the serving
+// simulator. Each returns what its CLI verb's --json prints; the GIL is released while it runs.
+#include <pybind11/stl.h>
+
+#include <fmt/format.h>
+
+#include <optional>
+
+#include "bindings.h"
+#include "mhcsim/api/serve.h"
+#include "mhcsim/api/simulate.h"
+#include "mhcsim/api/validate.h"
+#include "mhcsim/calib/attach.h"
+#include "mhcsim/error.h"
+#include "mhcsim/scenarios/template.h"
+#include "mhcsim/serving/units.h"
+#include "mhcsim/sweep/evaluators.h"
+#include "mhcsim/sweep/sweep.h"
+
+namespace mhcsim::python {
+
+namespace {
+py::object simulate(const LoadedScenario& l, const std::optional<std::string>& trace, int64_t max_sim_ops) {
+  if (max_sim_ops < 1 || max_sim_ops > sim::kMaxSimOps)
+    throw InputError("max_sim_ops", fmt::format("{} is out of range (expected integer in [1, {}])", max_sim_ops,
+                                                sim::kMaxSimOps));
+  nlohmann::json doc;
+  {
+    py::gil_scoped_release release;
+    const auto run = api::simulate(l.scenario, {trace.value_or(""), max_sim_ops, "trace", "max_sim_ops"});
+    doc = api::to_json(l.scenario, run);
+  }
+  return to_python(doc);
+}
+
+// {key: [values]} or ["key=a,b,c", ...], each axis as --sweep reads it.
+std::vector<sweep::SweepAxis> sweep_axes(const py::object& grid) {
+  std::vector<sweep::SweepAxis> axes;
+  if (py::isinstance<py::dict>(grid)) {
+    for (const auto& [key, values] : grid.cast<py::dict>()) {
+      std::string text = py::str(key).cast<std::string>() + "=";
+      const char* sep = "";
+      for (const auto& v : values) {
+        text += sep + (py::isinstance<py::bool_>(v) ? std::string(v.cast<bool>() ? "true" : "false")
+                                                    : py::str(v).cast<std::string>());
+        sep = ",";
+      }
+      axes.push_back(sweep::parse_sweep_axis(text));
+    }
+    return axes;
+  }
+  for (const auto& text : grid) axes.push_back(sweep::parse_sweep_axis(py::str(text).cast<std::string>()));
+  return axes;
+}
+
+py::object run_sweep(const LoadedScenario& l, const py::object& grid_spec, bool simulated, int jobs,
+                     int64_t max_sim_ops) {
+  if (jobs < 0) throw InputError("jobs", fmt::format("{} is out of range (expected integer in [0, 4096])", jobs));
+  scenarios::ScenarioTemplate tpl(l.toml_text, l.file_name, l.overrides);
+  const sweep::Grid grid(sweep_axes(grid_spec));
+  auto evaluator = simulated ? sweep::simulated_evaluator(max_sim_ops) : sweep::analytic_evaluator();
+  // Each point reads its own calibration profile (a sweep may sweep calibration.profile).
+  evaluator.evaluate = [inner = evaluator.evaluate](const Scenario& s) {
+    if (!s.calibration_path) return inner(s);
+    Scenario calibrated = s;
+    calib::attach_calibration(calibrated);
+    return inner(calibrated);
+  };
+  nlohmann::json rows;
+  {
+    py::gil_scoped_release release;
+    const auto result = sweep::run_sweep(tpl, grid, evaluator, {jobs, {}});
+    rows = sweep::to_table(result, {}, 0, result.points, "sweep").to_json();
+  }
+  return to_python(rows);
+}
+
+py::object validate_suite(const std::optional<std::string>& dir, const py::object& overrides,
+                          const std::optional<std::string>& check) {
+  const auto thresholds = check ? std::optional(validate::parse_thresholds(*check, "check")) : std::nullopt;
+  const auto ovr = overrides_from(overrides);
+  nlohmann::json doc;
+  {
+    py::gil_scoped_release release;
+    const auto v = api::run_validation(dir.value_or(""), ovr, [](Scenario& s) { calib::attach_calibration(s); });
+    doc = api::to_json(v, thresholds);
+  }
+  return to_python(doc);
+}
+
+// A number as the serving simulator's flag parsers read it, so each argument has its flag's
+// range and message (named by the argument).
+std::string number_text(double x) { return fmt::format("{}", x); }
+
+py::object serve(const LoadedScenario& l, const std::optional<double>& rate, int64_t requests,
+                 const std::optional<std::string>& requests_file, int64_t input_tokens, int64_t output_tokens,
+                 const std::string& lengths, double prefix_hit, double slo_ttft_s, double slo_tpot_s,
+                 int64_t replicas, int64_t prefill_replicas, const std::optional<std::string>& prefill_scenario,
+                 const std::string& router, int64_t token_budget, int64_t prefill_token_budget, int64_t max_batch,
+                 bool chunked_prefill, int64_t seed, bool max_rate, const std::optional<std::string>& trace) {
+  using namespace serving;
+  api::ServeRequest r;
+  if (rate) r.rate_per_s = parse_positive(number_text(*rate), "rate");
+  r.requests_file = requests_file.value_or("");
+  r.requests = parse_count(std::to_string(requests), "requests");
+  LengthDistribution::Kind kind = LengthDistribution::Kind::Fixed;
+  if (lengths == "exponential") kind = LengthDistribution::Kind::Exponential;
+  else if (lengths != "fixed") throw InputError("lengths", fmt::format("'{}' (expected fixed or exponential)", lengths));
+  r.input = {kind, static_cast<double>(parse_count(std::to_string(input_tokens), "input_tokens"))};
+  r.output = {kind, static_cast<double>(parse_count(std::to_string(output_tokens), "output_tokens"))};
+  r.seed = static_cast<uint64_t>(parse_count(std::to_string(seed), "seed", 0));
+  auto& c = r.config;
+  c.replicas = parse_count(std::to_string(replicas), "replicas");
+  c.prefill_replicas = parse_count(std::to_string(prefill_replicas), "prefill_replicas", 0);
+  if (router == "least-loaded") c.router = RouterKind::LeastLoaded;
+  else if (router == "round-robin") c.router = RouterKind::RoundRobin;
+  else throw InputError("router", fmt::format("'{}' (expected least-loaded or round-robin)", router));
+  c.scheduler.token_budget = parse_count(std::to_string(token_budget), "token_budget");
+  c.scheduler.max_batch_seqs = parse_count(std::to_string(max_batch), "max_batch", 0);
+  c.scheduler.chunked_prefill = chunked_prefill;
+  c.prefill_scheduler = c.scheduler;
+  c.prefill_scheduler.token_budget = parse_count(std::to_string(prefill_token_budget), "prefill_token_budget");
+  c.prefix_hit_ratio = parse_fraction(number_text(prefix_hit), "prefix_hit");
+  if (slo_ttft_s != 0) c.slo_ttft_s = parse_positive(number_text(slo_ttft_s), "slo_ttft_s");
+  if (slo_tpot_s != 0) c.slo_tpot_s = parse_positive(number_text(slo_tpot_s), "slo_tpot_s");
+  r.prefill_scenario = prefill_scenario.value_or("");
+  r.max_rate = max_rate;
+  r.trace_path = trace.value_or("");
+  nlohmann::json doc;
+  {
+    py::gil_scoped_release release;
+    doc = api::to_json(l.scenario, r, api::serve(l.scenario, r));
+  }
+  return to_python(doc);
+}
+}  // namespace
+
+void register_runs(py::module_& m) {
+  m.def("simulate", &simulate, py::arg("scenario"), py::arg("trace") = py::none(),
+        py::arg("max_sim_ops") = sim::kDefaultMaxSimOps,
+        "Simulate one training step's pipeline schedule (`mhcsim simulate`): a dict with the summary, 'ranks' "
+        "(rows) and 'versus_step'; trace: write a Chrome trace there (.gz: gzip).");
+  m.def("sweep", &run_sweep, py::arg("scenario"), py::arg("grid"), py::arg("simulate") = false, py::arg("jobs") = 0,
+        py::arg("max_sim_ops") = sim::kDefaultMaxSimOps,
+        "Every point of a grid (`mhcsim sweep`): grid is {key: [values]} or ['key=a,b,c', ...]; one row per point "
+        "with the axes, 'feasible', the metrics and 'reason'. jobs=0: all cores.");
+  m.def("validate", &validate_suite, py::arg("dir") = py::none(), py::arg("overrides") = py::none(),
+        py::arg("check") = py::none(),
+        "Published training runs against the model (`mhcsim validate`): rows, summary, held-out summary; "
+        "check='MEDIAN,MAX' adds a 'check' entry.");
+  m.def("serve", &serve, py::arg("scenario"), py::arg("rate") = py::none(), py::arg("requests") = 1000,
+        py::arg("requests_file") = py::none(), py::arg("input_tokens") = 1024, py::arg("output_tokens") = 256,
+        py::arg("lengths") = "fixed", py::arg("prefix_hit") = 0.0, py::arg("slo_ttft_s") = 0.0,
+        py::arg("slo_tpot_s") = 0.0, py::arg("replicas") = 1, py::arg("prefill_replicas") = 0,
+        py::arg("prefill_scenario") = py::none(), py::arg("router") = "least-loaded", py::arg("token_budget") = 2048,
+        py::arg("prefill_token_budget") = 16384, py::arg("max_batch") = 0, py::arg("chunked_prefill") = true,
+        py::arg("seed") = 1, py::arg("max_rate") = false, py::arg("trace") = py::none(),
+        "Serving under load (`mhcsim serve`): Poisson arrivals at `rate` requests/s or a request file; "
+        "'runs' holds one row per simulated rate (TTFT/TPOT/E2E percentiles, throughput, goodput, cost).");
+}
+
+}  // namespace mhcsim::python

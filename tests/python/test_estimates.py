@@ -1,0 +1,105 @@
+# The cost model's answers from Python: the same dicts and rows the CLI's --json prints, and
+# shapes pandas takes as they are.
+import math
+import os
+
+import pytest
+
+import mhcsim
+from conftest import assert_flat, assert_rows
+
+
+@pytest.fixture(scope="module")
+def train():
+    return mhcsim.load()
+
+
+@pytest.fixture(scope="module")
+def serve(data_dir):
+    return mhcsim.load(os.path.join(data_dir, "deepseek_v3_serve.toml"))
+
+
+def test_training_step_is_sane(train):
+    e = mhcsim.step(train)
+    assert_flat(e)
+    assert e["step_s"] > 0
+    assert 0 < e["mfu"] <= 100  # percent, as step --json prints it
+    assert e["tokens_per_s"] == pytest.approx(e["tokens_per_step"] / e["step_s"], rel=1e-9)
+    # The step is the busy time, the bubble and the DP sync (step's own composition).
+    parts = e["compute_s"] + e["exposed_comm_s"] + e["bubble_s"] + e["dp_sync_s"]
+    assert parts == pytest.approx(e["step_s"], rel=1e-6)
+
+
+@pytest.mark.parametrize("overrides", [[], ["parallel.micro_batches=32"], ["hardware.gpu=H100"]])
+def test_training_step_equals_the_cli(train, cli_json, overrides):
+    s = train.with_overrides(overrides)
+    args = [a for o in overrides for a in ("--set", o)]
+    assert mhcsim.step(s) == cli_json("step", *args)
+
+
+def test_serving_step_equals_the_cli(serve, cli_json, data_dir):
+    e = mhcsim.step(serve)
+    assert e["latency_s"] > 0 and e["tokens_per_s_per_gpu"] > 0
+    assert e == cli_json("step", "-s", os.path.join(data_dir, "deepseek_v3_serve.toml"))
+
+
+def test_an_override_changes_the_answer(train):
+    base = mhcsim.step(train)
+    more = mhcsim.step(train.with_overrides({"parallel.micro_batches": 2 * 120}))
+    assert more["step_s"] != base["step_s"]
+    assert more["tokens_per_step"] == 2 * base["tokens_per_step"]
+
+
+def test_step_ops_rows(train):
+    rows = mhcsim.step(train, ops=True)
+    assert_rows(rows)
+    gemms = [r for r in rows if r["kind"] == "gemm"]
+    assert gemms and all(len(r["shape"].split(" x ")) == 3 for r in gemms)
+    assert all(r["shape"] == "" for r in rows if r["kind"] != "gemm")
+    assert all(r["forward_s"] >= 0 for r in rows)
+
+
+def test_memory(train, serve, cli_json):
+    m = mhcsim.memory(train)
+    assert_flat(m)
+    parts = m["weight_bytes"] + m["grad_bytes"] + m["master_weight_bytes"] + m["optimizer_bytes"] + m["activation_bytes"]
+    assert parts == pytest.approx(m["total_bytes"], rel=1e-9)
+    assert m == cli_json("memory")
+    assert_flat(mhcsim.memory(serve))
+
+
+def test_kv_rows(serve):
+    rows = mhcsim.kv(serve, context=4096, batch=8)
+    assert_rows(rows)
+    assert rows[0]["attention"].endswith("(model)") and rows[0]["vs_model"] == 1
+    assert {r["attention"].split()[0] for r in rows} == {"mla", "gqa", "mqa", "mha"}
+    for r in rows:
+        assert r["bytes_per_batch"] == pytest.approx(8 * r["bytes_per_sequence"])
+    longer = mhcsim.kv(serve, context=8192, batch=8)
+    assert longer[0]["bytes_per_sequence"] > rows[0]["bytes_per_sequence"]
+
+
+def test_kv_argument_out_of_range_is_an_error(serve):
+    with pytest.raises(mhcsim.Error) as caught:
+        mhcsim.kv(serve, context=-1)
+    assert caught.value.key == "context"
+
+
+def test_bubble_rows(train, cli_json):
+    rows = mhcsim.bubble(train)
+    assert_rows(rows)
+    assert [r["schedule"] for r in rows] == [r["schedule"] for r in cli_json("bubble")]
+    assert len(rows) == 5
+    for r in rows:
+        assert r["step_s"] is None or r["step_s"] > 0
+
+
+def test_traffic_and_a2a(train, cli_json):
+    t = mhcsim.traffic(train, n=4)
+    assert_rows(t["rows"])
+    assert_flat(t["summary"])
+    assert t == cli_json("traffic", "--n", "4")
+    a = mhcsim.a2a(train)
+    assert_flat(a)
+    assert a["dispatch_s"] > 0 and math.isfinite(a["combine_s"])
+    assert mhcsim.a2a(train, tokens=2 * a["tokens"])["dispatch_s"] > a["dispatch_s"]

@@ -1,0 +1,83 @@
+# The runs from Python: the simulator (with its Chrome trace), a sweep over a grid, the
+# validation suite and the serving simulator.
+import json
+import os
+
+import pytest
+
+import mhcsim
+from conftest import assert_flat, assert_rows
+
+
+@pytest.fixture(scope="module")
+def small():
+    # The default model on a shorter pipeline with fewer micro-batches, so runs are quick.
+    return mhcsim.load(overrides={"parallel.pp": 8, "parallel.micro_batches": 16})
+
+
+def test_simulate_writes_a_trace(small, tmp_path):
+    path = tmp_path / "trace.json"
+    r = mhcsim.simulate(small, trace=str(path))
+    assert r["trace_path"] == str(path)
+    with open(path) as f:
+        events = json.load(f)["traceEvents"]
+    slices = [e for e in events if e.get("ph") == "X"]
+    assert len(slices) == r["trace_slices"] > 0
+    assert r["step_seconds"] > 0
+    assert_rows(r["ranks"])
+    assert len(r["ranks"]) == r["pp"]
+    assert_rows(r["versus_step"]["table"])
+
+
+def test_simulate_without_trace_and_its_budget(small):
+    r = mhcsim.simulate(small)
+    assert "trace_path" not in r
+    with pytest.raises(mhcsim.Error) as caught:
+        mhcsim.simulate(small, max_sim_ops=10)
+    assert "more than max_sim_ops allows (10;" in str(caught.value)
+
+
+def test_sweep_over_a_grid(small):
+    rows = mhcsim.sweep(small, {"parallel.micro_batches": [16, 32], "parallel.pp": [8, 16]}, jobs=2)
+    assert_rows(rows)
+    assert len(rows) == 4
+    assert [(r["parallel.micro_batches"], r["parallel.pp"]) for r in rows] == [(16, 8), (16, 16), (32, 8), (32, 16)]
+    # The same point as step: the sweep's step time is step's.
+    point = next(r for r in rows if r["parallel.micro_batches"] == 32 and r["parallel.pp"] == 16)
+    assert point["feasible"] and not point["reason"]
+    # DualPipe needs 2 x PP micro-batches: that point stays a row, with its reason.
+    refused = next(r for r in rows if r["parallel.micro_batches"] == 16 and r["parallel.pp"] == 16)
+    assert not refused["feasible"] and "micro_batches" in refused["reason"]
+    step = mhcsim.step(small.with_overrides({"parallel.micro_batches": 32, "parallel.pp": 16}))
+    assert point["step_time_s"] == pytest.approx(step["step_s"], rel=1e-12)
+    assert rows == mhcsim.sweep(small, ["parallel.micro_batches=16,32", "parallel.pp=8,16"], jobs=1)
+
+
+def test_sweep_bad_axis_is_an_error(small):
+    with pytest.raises(mhcsim.Error):
+        mhcsim.sweep(small, {"parallel.pp": []})
+
+
+def test_validate_suite():
+    r = mhcsim.validate(check="1000,1000")
+    assert_rows(r["rows"])
+    assert r["summary"]["count"] == len(r["rows"]) > 0
+    assert r["check"]["passed"] is True
+    for row in r["rows"]:
+        assert row["delta_pct"] == pytest.approx((row["predicted"] - row["published"]) / row["published"] * 100)
+
+
+def test_serve(data_dir):
+    s = mhcsim.load(os.path.join(data_dir, "deepseek_v3_serve.toml"))
+    r = mhcsim.serve(s, rate=2.0, requests=50, input_tokens=512, output_tokens=64)
+    assert r["scenario"] == s.name
+    assert len(r["runs"]) == 1
+    run = r["runs"][0]
+    assert run["output_tokens"] == 50 * 64
+    assert run["ttft_mean_s"] > 0
+    with pytest.raises(mhcsim.Error) as caught:
+        mhcsim.serve(s)
+    assert caught.value.key == "--rate"
+    with pytest.raises(mhcsim.Error) as caught:
+        mhcsim.serve(s, rate=1.0, replicas=0)
+    assert caught.value.key == "replicas"
