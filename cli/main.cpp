@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
   mhcsim::cli::setup_calibrate(app);
   mhcsim::cli::setup_simulate(app);
   mhcsim::cli::setup_sweep(app);
+  mhcsim::cli::setup_search(app);
   mhcsim::cli::setup_report(app);
   mhcsim::cli::setup_validate(app);
   mhcsim::cli::setup_serve(app);

@@ -17,6 +17,7 @@ void setup_compare(CLI::App& app);
 void setup_calibrate(CLI::App& app);
 void setup_simulate(CLI::App& app);
 void setup_sweep(CLI::App& app);
+void setup_search(CLI::App& app);
 void setup_report(CLI::App& app);
 void setup_validate(CLI::App& app);
 void setup_serve(CLI::App& app);

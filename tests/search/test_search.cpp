@@ -1,0 +1,254 @@
+// Configuration search (issue 18): the walk's prune counts add up to the space, the points it
+// lets through are exactly those the scenario validator accepts, results do not depend on the
+// thread count or on how work is split, the fronts are Pareto fronts, an unmeetable constraint
+// is bad input with the counts, and the best point is at least as good as the shipped one.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include "mhcsim/error.h"
+#include "mhcsim/scenarios/load.h"
+#include "mhcsim/scenarios/template.h"
+#include "mhcsim/search/output.h"
+#include "mhcsim/search/search.h"
+#include "mhcsim/units.h"
+
+using namespace mhcsim;
+using namespace mhcsim::search;
+
+namespace {
+
+const std::string kDir = std::string(MHCSIM_SOURCE_DIR) + "/scenarios/";
+
+std::string text_of(const std::string& file) {
+  std::ifstream in(kDir + file);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Scenario dsv3() { return scenarios::load_scenario(kDir + "deepseek_v3_train.toml"); }
+
+SearchOptions options_for(const Scenario& base, int64_t gpus) {
+  SearchOptions o;
+  o.axes.gpus = {gpus};
+  o.limits.global_batch_seqs = scenario_global_batch(base);
+  o.threads = 2;
+  return o;
+}
+
+// The same with fewer values on the axes that do not change what is tested (a faster walk).
+SearchOptions narrow_options_for(const Scenario& base, int64_t gpus) {
+  SearchOptions o;
+  o.axes.gpus = {gpus};
+  o.axes.virtual_stages = {2, 4};
+  o.axes.micro_batch_seqs = {1, 2};
+  o.axes.recompute = {ActivationRecompute::Selective, ActivationRecompute::Full};
+  o.axes.zero_stages = {0, 1};
+  o.limits.global_batch_seqs = scenario_global_batch(base);
+  o.threads = 2;
+  return o;
+}
+
+using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int, int64_t, int64_t, bool, int64_t, int>;
+Key key_of(const Candidate& c) {
+  return {c.tp, c.cp, c.pp, c.ep, static_cast<int>(c.schedule), c.virtual_stages, c.micro_batch_seqs,
+          c.sequence_parallel, c.zero_stage, static_cast<int>(c.recompute)};
+}
+
+}  // namespace
+
+TEST_CASE("search: the prune counts and the dividing points add up to the space") {
+  const auto base = dsv3();
+  const auto o = options_for(base, 512);
+  const auto r = run_search(base, o);
+  CHECK(r.space_points == space_size(base, default_axes(base, o.axes)));
+  CHECK(r.found.pruned.total() + r.found.priced_points == r.space_points);
+  CHECK(r.found.dividing_points ==
+        r.found.priced_points + r.found.pruned[Prune::Memory] + r.found.pruned[Prune::Headroom]);
+  CHECK(r.found.pruned[Prune::TpHeads] > 0);   // 512 has divisors 256 and 512 > 128 heads
+  CHECK(r.found.pruned[Prune::Memory] > 0);    // TP = PP = EP = 1 does not hold 671B parameters
+  CHECK(r.found.pruned[Prune::MaxGpus] == 0);
+  PruneCounts walked;
+  int64_t visited = 0;
+  enumerate(base, default_axes(base, o.axes), o.limits, [&](const Candidate&) { ++visited; }, walked);
+  CHECK(visited == r.found.dividing_points);
+  CHECK(walked.total() + visited == r.space_points);
+}
+
+TEST_CASE("search: the walk lets through exactly the points the scenario validator accepts") {
+  // Every point of a reduced space on 16 GPUs, instantiated through the validator.
+  auto base = dsv3();
+  base.hardware.gpus = 16;
+  Axes a;
+  a.gpus = {16};
+  a.schedules = {Schedule::OneF1B, Schedule::Interleaved1F1B, Schedule::ZB1P, Schedule::DualPipe, Schedule::DualPipeV};
+  a.virtual_stages = {2, 4};
+  a.micro_batch_seqs = {1, 4};
+  a.recompute = {ActivationRecompute::Selective};
+  a.zero_stages = {0, 1};
+  a.mhc_blocks = {kMhcRecomputeOff};
+  const SpaceLimits limits{960, 0};  // 960 = 2^6 x 15: some DP x micro-batch products do not divide it
+  std::set<Key> walked;
+  PruneCounts pruned;
+  enumerate(base, a, limits, [&](const Candidate& c) { walked.insert(key_of(c)); }, pruned);
+  REQUIRE(!walked.empty());
+
+  scenarios::ScenarioTemplate tpl(text_of("deepseek_v3_train.toml"), "deepseek_v3_train.toml");
+  const std::vector<int64_t> d = {1, 2, 4, 8, 16};
+  std::set<Key> accepted;
+  int64_t points = 0;
+  for (const int64_t tp : d)
+    for (const int64_t cp : d)
+      for (const int64_t pp : d)
+        for (const int64_t ep : d)
+          for (const Schedule s : a.schedules)
+            for (const int64_t v : (s == Schedule::Interleaved1F1B ? a.virtual_stages : std::vector<int64_t>{1}))
+              for (const int64_t mbs : a.micro_batch_seqs)
+                for (const bool sp : {false, true})
+                  for (const int64_t zero : a.zero_stages) {
+                    ++points;
+                    Candidate c;
+                    c.gpus = 16;
+                    c.tp = tp, c.cp = cp, c.pp = pp, c.ep = ep, c.schedule = s, c.virtual_stages = v;
+                    c.micro_batch_seqs = mbs, c.sequence_parallel = sp, c.zero_stage = zero;
+                    c.recompute = ActivationRecompute::Selective;
+                    c.dp = std::max<int64_t>(1, 16 / (tp * cp * pp));
+                    c.micro_batches = std::max<int64_t>(1, limits.global_batch_seqs / (c.dp * mbs));
+                    std::vector<scenarios::Override> o;
+                    for (const auto& kv : overrides(c, limits.global_batch_seqs)) o.push_back({kv.key, kv.value});
+                    try {
+                      (void)tpl.instantiate(o);
+                      accepted.insert(key_of(c));
+                    } catch (const InputError&) {
+                    }
+                  }
+  CHECK(points == space_size(base, a));
+  CHECK(walked == accepted);
+}
+
+TEST_CASE("search: results do not depend on threads or on how the work is split") {
+  const auto base = dsv3();
+  auto o = narrow_options_for(base, 512);
+  o.threads = 1;
+  const auto one = run_search(base, o);
+  o.threads = 3;
+  const auto three = run_search(base, o);
+  // Two "ranks" of two threads each, merged in reverse order.
+  o.threads = 2;
+  Partial split = run_partial(base, o, 1, 2);
+  merge(split, run_partial(base, o, 0, 2), o.objective, o.top);
+  auto indices = [](const std::vector<Priced>& v) {
+    std::vector<int64_t> i;
+    for (const auto& p : v) i.push_back(p.index);
+    return i;
+  };
+  for (const Partial* p : {&three.found, static_cast<const Partial*>(&split)}) {
+    CHECK(indices(p->top) == indices(one.found.top));
+    CHECK(indices(p->memory_front) == indices(one.found.memory_front));
+    CHECK(indices(p->gpu_front) == indices(one.found.gpu_front));
+    CHECK(p->pruned.points == one.found.pruned.points);
+    CHECK(p->priced_points == one.found.priced_points);
+  }
+}
+
+TEST_CASE("search: top K is ordered by the objective and the fronts are Pareto fronts") {
+  const auto base = dsv3();
+  auto o = narrow_options_for(base, 256);
+  o.axes.gpus = {256, 512};
+  o.top = 20;
+  for (const Objective obj : {Objective::TokensPerSecond, Objective::CostPerToken, Objective::StepTime,
+                              Objective::MemoryHeadroom}) {
+    o.objective = obj;
+    const auto r = run_search(base, o);
+    REQUIRE(r.found.top.size() == 20);
+    for (size_t i = 1; i < r.found.top.size(); ++i) CHECK(!better(obj, r.found.top[i], r.found.top[i - 1]));
+    const auto& mf = r.found.memory_front;
+    REQUIRE(!mf.empty());
+    for (size_t i = 1; i < mf.size(); ++i) {
+      CHECK(mf[i].memory_per_gpu_bytes > mf[i - 1].memory_per_gpu_bytes);
+      CHECK(mf[i].tokens_per_s > mf[i - 1].tokens_per_s);
+    }
+    // Every top-K point is matched or beaten by a front point at no more memory.
+    for (const auto& p : r.found.top) {
+      bool covered = false;
+      for (const auto& f : mf)
+        covered = covered || (f.memory_per_gpu_bytes <= p.memory_per_gpu_bytes && f.tokens_per_s >= p.tokens_per_s);
+      CHECK(covered);
+    }
+    const auto& gf = r.found.gpu_front;
+    REQUIRE(!gf.empty());
+    CHECK(gf.front().candidate.gpus == 256);
+    for (size_t i = 1; i < gf.size(); ++i) CHECK(gf[i].tokens_per_s > gf[i - 1].tokens_per_s);
+  }
+}
+
+TEST_CASE("search: a constraint nothing meets is bad input naming it, with the counts per reason") {
+  const auto base = dsv3();
+  auto o = options_for(base, 256);
+  o.min_headroom_bytes = 79 * kGiB;  // of an 80 GiB H800
+  try {
+    (void)run_search(base, o);
+    FAIL("expected InputError");
+  } catch (const InputError& e) {
+    CHECK(e.key() == "--min-headroom-gib");
+    const std::string what = e.what();
+    CHECK(what.find("headroom ") != std::string::npos);
+    CHECK(what.find("memory ") != std::string::npos);
+    CHECK(what.find('\n') == std::string::npos);
+  }
+  o.min_headroom_bytes = 0;
+  o.limits.max_gpus = 128;
+  CHECK_THROWS_AS(run_search(base, o), InputError);
+  CHECK_THROWS_AS(parse_objective("throughput"), InputError);
+}
+
+TEST_CASE("search: the best configuration is at least as good as the shipped one at its batch") {
+  // DeepSeek-V3 on its 2048 H800 with the report's 15360-sequence batch.
+  const auto base = dsv3();
+  auto o = options_for(base, 2048);
+  REQUIRE(scenario_global_batch(base) == 15360);
+  const auto shipped = price(base, candidate_of(base));
+  REQUIRE(shipped);
+  const auto r = run_search(base, o);  // the whole space, by tokens/s
+  REQUIRE(!r.found.top.empty());
+  CHECK(!better(o.objective, *shipped, r.found.top.front()));
+  CHECK(r.found.top.front().tokens_per_s >= shipped->tokens_per_s);
+  // The shipped point is in the space: the walk lets it through.
+  PruneCounts ignored;
+  bool found = false;
+  enumerate(base, default_axes(base, o.axes), o.limits,
+            [&](const Candidate& c) { found = found || key_of(c) == key_of(candidate_of(base)); }, ignored);
+  CHECK(found);
+}
+
+TEST_CASE("search: an mHC model gets recompute blocks on its own axis") {
+  const auto base = scenarios::load_scenario(kDir + "mhc_27b_h100.toml");
+  const auto a = default_axes(base, {});
+  CHECK(a.mhc_blocks.size() > 1);
+  auto o = narrow_options_for(base, base.hardware.gpus);
+  const auto r = run_search(base, o);
+  CHECK(r.found.pruned.total() + r.found.priced_points == r.space_points);
+  CHECK(!r.found.top.empty());
+  o.axes.mhc_blocks = {kMhcRecomputeOff};
+  const auto off = run_search(base, o);
+  CHECK(r.space_points == off.space_points * static_cast<int64_t>(a.mhc_blocks.size()));
+  CHECK(r.found.priced_points > off.found.priced_points);
+}
+
+TEST_CASE("search: what separates two candidates, and the validated scenario of one") {
+  Candidate a, b;
+  b.pp = 2;
+  b.zero_stage = 1;
+  CHECK(differences(a, b) == "pp 1->2, zero 0->1");
+  CHECK(differences(a, a) == "same");
+  const auto base = dsv3();
+  scenarios::ScenarioTemplate tpl(text_of("deepseek_v3_train.toml"), "deepseek_v3_train.toml");
+  const auto r = run_search(base, options_for(base, 256));
+  const auto s = confirmed_scenario(tpl, base, r.found.top.front().candidate, scenario_global_batch(base));
+  CHECK(candidate_of(s).micro_batches == r.found.top.front().candidate.micro_batches);
+  CHECK(differences(candidate_of(s), r.found.top.front().candidate) == "same");
+}
