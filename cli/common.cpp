@@ -77,13 +77,23 @@ void add_scenario_options(CLI::App& cmd, ScenarioOptions& opts) {
   cmd.add_option("--calibration", opts.calibration_path,
                  "Calibration profile JSON (overrides the scenario's calibration.profile)")
       ->check(path_flag());
+  add_hardware_option(cmd, opts.hardware_path);
+}
+
+void add_hardware_option(CLI::App& cmd, std::string& path) {
+  cmd.add_option("--hardware", path,
+                 "Hardware TOML file ([gpu.NAME] tables, the catalog's schema) whose GPUs add to or "
+                 "override the shipped catalog (sets hardware.catalog)")
+      ->check(path_flag());
 }
 
 std::vector<scenarios::Override> scenario_overrides(const ScenarioOptions& opts) {
   std::vector<scenarios::Override> overrides;
   for (const auto& text : opts.overrides) overrides.push_back(scenarios::parse_override(text));
-  if (!opts.calibration_path.empty())
-    overrides.push_back({"calibration.profile", '"' + opts.calibration_path + '"'});
+  // Quoted as TOML strings, so a path is never read as a number or a table.
+  const auto quoted = [](const std::string& path) { return nlohmann::json(path).dump(); };
+  if (!opts.calibration_path.empty()) overrides.push_back({"calibration.profile", quoted(opts.calibration_path)});
+  if (!opts.hardware_path.empty()) overrides.push_back({"hardware.catalog", quoted(opts.hardware_path)});
   return overrides;
 }
 

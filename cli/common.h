@@ -25,6 +25,7 @@ struct ScenarioOptions {
   std::string scenario_path;           // empty -> shipped default scenario
   std::vector<std::string> overrides;  // --set key=value
   std::string calibration_path;        // --calibration profile.json (overrides the scenario's)
+  std::string hardware_path;           // --hardware FILE.toml: GPUs added to / overriding the catalog
 };
 
 // Flag checks for CLI11's ->check(), with the messages scenario keys give ("0 is out of range
@@ -54,6 +55,8 @@ Scenario load_scenario(const ScenarioOptions& opts);
 // --calibration), for verbs that parse the scenario once and instantiate it many times.
 std::filesystem::path scenario_file(const ScenarioOptions& opts);
 std::vector<scenarios::Override> scenario_overrides(const ScenarioOptions& opts);
+// --hardware FILE.toml, for verbs that take a scenario (through add_scenario_options) and `hw`.
+void add_hardware_option(CLI::App& cmd, std::string& path);
 // Reads s.calibration_path into s.calibration and says so on stderr (with any GPU-mismatch
 // warning); load_scenario calls it.
 void attach_calibration(Scenario& s);

@@ -1,4 +1,6 @@
 // `mhcsim hw`: the hardware catalog as a table or JSON.
+#include <algorithm>
+#include <cctype>
 #include <iostream>
 #include <memory>
 
@@ -16,30 +18,54 @@ nlohmann::json entry_json(const scenarios::CatalogEntry& e) {
   return {{"key", e.key},
           {"name", g.name},
           {"hbm_bytes", g.hbm_bytes},
-          {"hbm_gbps", g.hbm_gbps},
+          {"hbm_gb_per_s", g.hbm_gb_per_s},
           {"bf16_tflops", g.bf16_tflops},
           {"fp8_tflops", g.fp8_tflops},
+          {"fp4_tflops", g.fp4_tflops},
           {"fp32_tflops", g.fp32_tflops},
-          {"nvlink_gbps_per_direction", g.nvlink_gbps},
+          {"nvlink_gb_per_s_per_direction", g.nvlink_gb_per_s},
           {"sm_count", g.sm_count},
           {"l2_bytes", g.l2_bytes},
           {"tdp_watts", g.tdp_watts},
           {"gpus_per_node", e.node.gpus_per_node},
-          {"nic_gbps_per_gpu", e.node.nic_gbps_per_gpu},
+          {"nvlink_domain_gpus", e.node.nvlink_domain()},
+          {"nic_gb_per_s_per_gpu", e.node.nic_gb_per_s_per_gpu},
           {"nvlink_latency_us", e.node.nvlink_latency_us},
           {"nic_latency_us", e.node.nic_latency_us},
           {"price_per_gpu_hour", e.node.price_per_gpu_hour},
+          {"price_source", e.node.price_source},
           {"source", g.source}};
 }
 }  // namespace
 
+// The entries `hw` lists: a hardware file's first (they override shipped ones of the same
+// name, any case), then the shipped catalog's.
+std::vector<scenarios::CatalogEntry> listed_entries(const std::string& hardware_path) {
+  std::vector<scenarios::CatalogEntry> entries;
+  if (!hardware_path.empty()) entries = *scenarios::hardware_file(hardware_path);
+  const auto same_name = [](std::string_view a, std::string_view b) {
+    return std::ranges::equal(a, b, [](unsigned char x, unsigned char y) { return std::tolower(x) == std::tolower(y); });
+  };
+  const auto overridden = [&](const scenarios::CatalogEntry& e) {
+    return std::ranges::any_of(entries, [&](const auto& x) { return same_name(x.key, e.key); });
+  };
+  for (const auto& e : scenarios::hardware_catalog())
+    if (!overridden(e)) entries.push_back(e);
+  return entries;
+}
+
 void setup_hw(CLI::App& app) {
-  auto opts = std::make_shared<OutputOptions>();
-  auto* cmd = app.add_subcommand("hw", "List the hardware catalog (GPUs and their 8-GPU nodes)");
-  add_output_options(*cmd, *opts);
+  struct Options {
+    OutputOptions out;
+    std::string hardware_path;
+  };
+  auto opts = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand("hw", "List the hardware catalog (GPUs, their servers and NVLink domains, prices)");
+  add_output_options(*cmd, opts->out);
+  add_hardware_option(*cmd, opts->hardware_path);
   cmd->callback([opts] {
-    const auto& catalog = scenarios::hardware_catalog();
-    if (opts->json) {
+    const auto catalog = listed_entries(opts->hardware_path);
+    if (opts->out.json) {
       nlohmann::json doc = nlohmann::json::array();
       for (const auto& e : catalog) doc.push_back(entry_json(e));
       print_json(doc);
@@ -48,21 +74,28 @@ void setup_hw(CLI::App& app) {
     reports::Table t("hardware catalog (dense peaks; NVLink and NIC per GPU per direction)",
                      {{"gpu", "gpu"},
                       {"hbm_bytes", "HBM (GiB)", 0, 1.0 / kGiB},
-                      {"hbm_gbps", "HBM (GB/s)", 0},
+                      {"hbm_gb_per_s", "HBM (GB/s)", 0},
                       {"bf16_tflops", "BF16 (TFLOP/s)", 0},
                       {"fp8_tflops", "FP8 (TFLOP/s)", 0},
-                      {"nvlink_gbps", "NVLink (GB/s)", 0},
-                      {"nic_gbps_per_gpu", "NIC (GB/s)", 0},
+                      {"fp4_tflops", "FP4 (TFLOP/s)", 0},
+                      {"nvlink_gb_per_s", "NVLink (GB/s)", 0},
+                      {"nic_gb_per_s_per_gpu", "NIC (GB/s)", 0},
                       {"sm_count", "SMs"},
                       {"l2_bytes", "L2 (MiB)", 0, 1.0 / kMiB},
-                      {"gpus_per_node", "GPUs/node"}});
+                      {"gpus_per_node", "GPUs/node"},
+                      {"nvlink_domain_gpus", "NVLink domain (GPUs)"},
+                      {"price_per_gpu_hour", "USD/GPU-h", 2}});
     for (const auto& e : catalog)
-      t.add_row({e.key, e.gpu.hbm_bytes, e.gpu.hbm_gbps, e.gpu.bf16_tflops, e.gpu.fp8_tflops,
-                 e.gpu.nvlink_gbps, e.node.nic_gbps_per_gpu, int64_t{e.gpu.sm_count},
-                 e.gpu.l2_bytes, int64_t{e.node.gpus_per_node}});
+      t.add_row({e.key, e.gpu.hbm_bytes, e.gpu.hbm_gb_per_s, e.gpu.bf16_tflops, e.gpu.fp8_tflops,
+                 e.gpu.fp4_tflops, e.gpu.nvlink_gb_per_s, e.node.nic_gb_per_s_per_gpu, int64_t{e.gpu.sm_count},
+                 e.gpu.l2_bytes, int64_t{e.node.gpus_per_node}, int64_t{e.node.nvlink_domain()},
+                 e.node.price_per_gpu_hour});
     t.print_text(std::cout);
     std::cout << "# sources:\n";
-    for (const auto& e : catalog) std::cout << "#   " << e.key << ": " << e.gpu.source << "\n";
+    for (const auto& e : catalog) {
+      std::cout << "#   " << e.key << ": " << e.gpu.source << "\n";
+      if (!e.node.price_source.empty()) std::cout << "#   " << e.key << " price: " << e.node.price_source << "\n";
+    }
   });
 }
 

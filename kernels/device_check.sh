@@ -30,7 +30,7 @@ log "GPU: ${gpu_name:-none}, count ${ngpu:-0}"
 if [ -z "${MHCSIM_HBM_PEAK_GBPS:-}" ]; then
   for key in H100 H800 H200 B200 A100; do
     case "$gpu_name" in *"$key"*)
-      MHCSIM_HBM_PEAK_GBPS=$(awk -v s="[gpu.$key]" '$0==s{f=1;next} /^\[/{f=0} f&&$1=="hbm_gbps"{print $3}' \
+      MHCSIM_HBM_PEAK_GBPS=$(awk -v s="[gpu.$key]" '$0==s{f=1;next} /^\[/{f=0} f&&$1=="hbm_gb_per_s"{print $3}' \
         "$root/scenarios/hardware/catalog.toml")
       break;;
     esac

@@ -47,7 +47,7 @@ A2aTraffic a2a_traffic_per_token(const Scenario& s) {
   check(m.top_k >= 1 && m.top_k <= m.routed_experts, "model.top_k", "must be in [1, routed_experts]");
   check(p.ep >= 1, "parallel.ep", "must be >= 1");
   check(p.max_nodes_per_token >= 0, "parallel.max_nodes_per_token", "must be >= 0");
-  const int64_t gpn = std::max(1, s.hardware.gpus_per_node);
+  const int64_t gpn = std::max(1, s.hardware.nvlink_domain());
   A2aTraffic t;
   t.ep_nodes = (p.ep + gpn - 1) / gpn;
   const int64_t gpus_in_node = std::min<int64_t>(p.ep, gpn);
@@ -84,7 +84,7 @@ double A2aTime::combine_seconds() const {
 A2aTime a2a_time(const Scenario& s, double tokens) {
   check(tokens >= 0, "tokens", "must be >= 0");
   const auto t = a2a_traffic_per_token(s);
-  const double intra_peers = d(std::min<int64_t>(s.parallel.ep, s.hardware.gpus_per_node) - 1);
+  const double intra_peers = d(std::min<int64_t>(s.parallel.ep, s.hardware.nvlink_domain()) - 1);
   const double inter_peers = d(t.ep_nodes - 1);
   A2aTime r;
   if (intra_peers > 0) {

@@ -39,7 +39,7 @@ double tp_all_reduce_seconds(const Scenario& s, double tokens) {
   const auto& p = s.parallel;
   if (p.tp <= 1) return 0;
   const double bytes = tokens * d(s.model.hidden) * bytes_per_element(s.precision.activations);
-  return ring_all_reduce_seconds(allreduce_rate(s, p.tp > s.hardware.gpus_per_node), bytes, d(p.tp));
+  return ring_all_reduce_seconds(allreduce_rate(s, p.tp > s.hardware.nvlink_domain()), bytes, d(p.tp));
 }
 
 double stage_send_bytes(const Scenario& s, double tokens) {
@@ -52,8 +52,9 @@ double stage_send_bytes(const Scenario& s, double tokens) {
 
 double stage_send_seconds(const Scenario& s, double bytes) {
   if (s.parallel.pp <= 1) return 0;
-  // Stages sit on different nodes once the job spans nodes (PP outermost, Megatron order).
-  const bool cross_node = s.hardware.gpus > s.hardware.gpus_per_node;
+  // Stages sit in different NVLink domains once the job spans more than one (PP outermost,
+  // Megatron order).
+  const bool cross_node = s.hardware.gpus > s.hardware.nvlink_domain();
   return (cross_node ? nic_rate(s) : nvlink_rate(s)).seconds(bytes, 1);
 }
 

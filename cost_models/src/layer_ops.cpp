@@ -382,8 +382,8 @@ OpRates op_rates(const Scenario& s) {
   r.grads = s.precision.grads;
   r.accumulate_grads = s.workload.mode == WorkloadMode::Train && p.micro_batches > 1;
   r.tp = static_cast<double>(p.tp);
-  if (p.tp > 1) r.tp_link = allreduce_rate(s, p.tp > s.hardware.gpus_per_node);
-  if (p.cp > 1) r.cp_link = p.tp * p.cp > s.hardware.gpus_per_node ? nic_rate(s) : nvlink_rate(s);
+  if (p.tp > 1) r.tp_link = allreduce_rate(s, p.tp > s.hardware.nvlink_domain());
+  if (p.cp > 1) r.cp_link = p.tp * p.cp > s.hardware.nvlink_domain() ? nic_rate(s) : nvlink_rate(s);
   return r;
 }
 

@@ -66,7 +66,7 @@ double decode_attention_flops_per_second(const Scenario& s) {
 
 double compute_sm_fraction(const Scenario& s) {
   const int sms = s.hardware.gpu.sm_count;
-  const bool cross_node_ep = s.model.is_moe() && s.parallel.ep > s.hardware.gpus_per_node;
+  const bool cross_node_ep = s.model.is_moe() && s.parallel.ep > s.hardware.nvlink_domain();
   if (!cross_node_ep || sms <= kCommunicationSms) return 1.0;
   return static_cast<double>(sms - kCommunicationSms) / sms;
 }
@@ -75,28 +75,28 @@ LinkRate hbm_rate(const Scenario& s, std::string_view kernel) {
   const auto* fit = kernel_fit(s, kernel);
   if (!fit) fit = kernel_fit(s, "hbm_copy");
   if (fit) return {fit->overhead_seconds, gbps_to_bytes_per_second(fit->bandwidth_gbps)};
-  check(s.hardware.gpu.hbm_gbps > 0, "hardware.gpu.hbm_gbps", "must be > 0");
-  return {0.0, gbps_to_bytes_per_second(s.hardware.gpu.hbm_gbps * kDefaultHbmEfficiency)};
+  check(s.hardware.gpu.hbm_gb_per_s > 0, "hardware.gpu.hbm_gb_per_s", "must be > 0");
+  return {0.0, gbps_to_bytes_per_second(s.hardware.gpu.hbm_gb_per_s * kDefaultHbmEfficiency)};
 }
 
 LinkRate nvlink_rate(const Scenario& s) {
   const auto& h = s.hardware;
-  return link(s, "alltoall_intra", h.gpu.nvlink_gbps, kDefaultNvlinkEfficiency,
-              h.nvlink_latency_us, "hardware.gpu.nvlink_gbps");
+  return link(s, "alltoall_intra", h.gpu.nvlink_gb_per_s, kDefaultNvlinkEfficiency,
+              h.nvlink_latency_us, "hardware.gpu.nvlink_gb_per_s");
 }
 
 LinkRate nic_rate(const Scenario& s) {
   const auto& h = s.hardware;
-  return link(s, "alltoall_inter", h.nic_gbps_per_gpu, kDefaultNicEfficiency, h.nic_latency_us,
-              "hardware.nic_gbps_per_gpu");
+  return link(s, "alltoall_inter", h.nic_gb_per_s_per_gpu, kDefaultNicEfficiency, h.nic_latency_us,
+              "hardware.nic_gb_per_s_per_gpu");
 }
 
 LinkRate allreduce_rate(const Scenario& s, bool cross_node) {
   const auto& h = s.hardware;
-  return cross_node ? link(s, "allreduce_inter", h.nic_gbps_per_gpu, kDefaultNicEfficiency, h.nic_latency_us,
-                           "hardware.nic_gbps_per_gpu")
-                    : link(s, "allreduce_intra", h.gpu.nvlink_gbps, kDefaultNvlinkEfficiency,
-                           h.nvlink_latency_us, "hardware.gpu.nvlink_gbps");
+  return cross_node ? link(s, "allreduce_inter", h.nic_gb_per_s_per_gpu, kDefaultNicEfficiency, h.nic_latency_us,
+                           "hardware.nic_gb_per_s_per_gpu")
+                    : link(s, "allreduce_intra", h.gpu.nvlink_gb_per_s, kDefaultNvlinkEfficiency,
+                           h.nvlink_latency_us, "hardware.gpu.nvlink_gb_per_s");
 }
 
 double ring_all_reduce_seconds(const LinkRate& link, double bytes, double ranks) {

@@ -16,7 +16,7 @@ double d(int64_t v) { return static_cast<double>(v); }
 // Reduce-scatter of the gradients + all-gather of the parameters over the DP peers: the
 // bytes of one ring all-reduce, on the inter-node links once the job spans nodes.
 double dp_sync_seconds(const Scenario& s, double bytes, double ranks) {
-  return ring_all_reduce_seconds(allreduce_rate(s, s.hardware.gpus > s.hardware.gpus_per_node), bytes, ranks);
+  return ring_all_reduce_seconds(allreduce_rate(s, s.hardware.gpus > s.hardware.nvlink_domain()), bytes, ranks);
 }
 }  // namespace
 

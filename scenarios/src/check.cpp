@@ -228,6 +228,15 @@ void check_precision(const Scenario& s, const Checker& c) {
     c.require(t != DType::INT4, key, "int4 is only supported for the KV cache and weights at serving");
 }
 
+// A server's GPUs share its NVLink, so an NVLink domain holds at least one server.
+void check_hardware(const HardwareSpec& h, const Checker& c) {
+  if (h.nvlink_domain_gpus == 0) return;
+  c.require(h.nvlink_domain_gpus >= h.gpus_per_node,
+            c.keys.has("hardware.nvlink_domain_gpus") ? "hardware.nvlink_domain_gpus" : "hardware.gpus_per_node",
+            fmt::format("an NVLink domain of {} GPUs is smaller than a server of {}", h.nvlink_domain_gpus,
+                        h.gpus_per_node));
+}
+
 void check_calibration(Scenario& s, const Checker& c) {
   if (!s.calibration_path) return;
   namespace fs = std::filesystem;
@@ -263,6 +272,7 @@ void complete_and_check(Scenario& s, const KeyLocations& keys) {
   check_mhc(s.model, c);
   check_parallel(s, c);
   check_precision(s, c);
+  check_hardware(s.hardware, c);
   check_calibration(s, c);
   check_published(s, c);
   if (s.model.name.empty()) s.model.name = s.name;

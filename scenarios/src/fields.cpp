@@ -1,5 +1,7 @@
 #include "fields.h"
 
+#include <utility>
+
 namespace mhcsim::scenarios {
 
 SourceLocation location_of(const toml::node& node, const std::string& fallback_file) {
@@ -37,6 +39,15 @@ size_t edit_distance(std::string_view a, std::string_view b) {
 }  // namespace
 
 std::string closest_key(std::string_view key, const std::vector<std::string>& known) {
+  // Keys renamed so that their unit reads unambiguously ("gbps" read as gigabits per second).
+  static constexpr std::pair<std::string_view, std::string_view> kRenamed[] = {
+      {"hbm_gbps", "hbm_gb_per_s"}, {"nvlink_gbps", "nvlink_gb_per_s"}, {"nic_gbps_per_gpu", "nic_gb_per_s_per_gpu"}};
+  const auto dot = key.rfind('.');
+  const std::string_view leaf = dot == std::string_view::npos ? key : key.substr(dot + 1);
+  for (const auto& [old_name, new_name] : kRenamed)
+    if (leaf == old_name)
+      return fmt::format(" (renamed '{}{}': the same GB/s, named so it cannot read as gigabits)",
+                         key.substr(0, key.size() - leaf.size()), new_name);
   const std::string* best = nullptr;
   size_t best_d = 4;  // suggest only near misses
   for (const auto& k : known) {

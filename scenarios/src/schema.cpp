@@ -1,6 +1,9 @@
 #include "schema.h"
 
+#include <filesystem>
+
 #include "mhcsim/scenarios/catalog.h"
+#include "parse.h"
 #include "mhcsim/units.h"
 
 namespace mhcsim::scenarios {
@@ -13,6 +16,24 @@ constexpr const char* kDTypes = "fp32|bf16|fp16|fp8|int4";
 
 Field<S> dtype(std::string key, DType& (*ref)(S&)) {
   return enum_field<S, DType>(std::move(key), kDTypes, parse_dtype, ref);
+}
+
+// [hardware] catalog (or --hardware FILE): a hardware file's GPUs, read and checked here so that
+// its errors name its own file and line. In a scenario file a relative path is relative to that
+// file; from --set / --hardware, to the working directory.
+Field<S> hardware_catalog_field() {
+  Field<S> f{"hardware.catalog", "the path of a hardware TOML file ([gpu.NAME] tables)", false, {}};
+  f.store = [f](S& s, const toml::node& node, const SourceLocation& where) {
+    const auto v = node.value_exact<std::string>();
+    if (!v) throw InputError(f.key, type_error(f, node), where);
+    if (v->empty()) throw InputError(f.key, "is empty (expected " + f.expected + ")", where);
+    std::filesystem::path path(*v);
+    if (path.is_relative() && where.file != kSetLocation.file && !where.file.empty())
+      path = std::filesystem::path(where.file).parent_path() / path;
+    hardware_file(path);
+    s.hardware_catalog = path.string();
+  };
+  return f;
 }
 
 // Any key of [published] creates the table; check.cpp then requires its source and a figure.
@@ -69,13 +90,15 @@ std::vector<Field<S>> build_schema() {
       int_field<S>("model.mhc.n", 1, 64, [](S& s) -> int64_t& { return s.model.mhc_n; }),
       int_field<S>("model.mhc.sinkhorn_iters", 1, 1000, [](S& s) -> int64_t& { return s.model.sinkhorn_iters; }),
 
+      hardware_catalog_field(),  // before hardware.gpu, which looks there first
       string_field<S>("hardware.gpu",
-                      [](S& s, std::string v) { s.hardware = find_gpu(v, "hardware.gpu").node; }, true),
+                      [](S& s, std::string v) { s.hardware = find_gpu(v, "hardware.gpu", s.hardware_catalog).node; }, true),
       int_field<S>("hardware.gpus", 1, int64_t{1} << 24, [](S& s) -> int64_t& { return s.hardware.gpus; }),
       int_field<S>("hardware.gpus_per_node", 1, 1024, [](S& s) -> int& { return s.hardware.gpus_per_node; }),
-      float_field<S>("hardware.nic_gbps_per_gpu", 0.001, 1e5, [](S& s) -> double& { return s.hardware.nic_gbps_per_gpu; }),
-      float_field<S>("hardware.nvlink_gbps", 0.001, 1e5, [](S& s) -> double& { return s.hardware.gpu.nvlink_gbps; }),
-      float_field<S>("hardware.hbm_gbps", 0.001, 1e6, [](S& s) -> double& { return s.hardware.gpu.hbm_gbps; }),
+      int_field<S>("hardware.nvlink_domain_gpus", 1, 1 << 20, [](S& s) -> int& { return s.hardware.nvlink_domain_gpus; }),
+      float_field<S>("hardware.nic_gb_per_s_per_gpu", 0.001, 1e5, [](S& s) -> double& { return s.hardware.nic_gb_per_s_per_gpu; }),
+      float_field<S>("hardware.nvlink_gb_per_s", 0.001, 1e5, [](S& s) -> double& { return s.hardware.gpu.nvlink_gb_per_s; }),
+      float_field<S>("hardware.hbm_gb_per_s", 0.001, 1e6, [](S& s) -> double& { return s.hardware.gpu.hbm_gb_per_s; }),
       float_field<S>("hardware.nvlink_latency_us", 0, 1e4, [](S& s) -> double& { return s.hardware.nvlink_latency_us; }),
       float_field<S>("hardware.nic_latency_us", 0, 1e4, [](S& s) -> double& { return s.hardware.nic_latency_us; }),
       float_field<S>("hardware.price_per_gpu_hour", 0, 1e4, [](S& s) -> double& { return s.hardware.price_per_gpu_hour; }),

@@ -63,11 +63,11 @@ reports::Section summary_section(const Scenario& s) {
       {"gpus", "GPUs in the job", i(h.gpus), "GPUs"},
       {"nodes", "nodes", i((h.gpus + h.gpus_per_node - 1) / h.gpus_per_node), "nodes"},
       {"hbm_bytes", "HBM per GPU", h.gpu.hbm_bytes, "GiB", 1.0 / kGiB, 1},
-      {"hbm_gbps", "HBM bandwidth", h.gpu.hbm_gbps, "GB/s", 1, 0},
+      {"hbm_gb_per_s", "HBM bandwidth", h.gpu.hbm_gb_per_s, "GB/s", 1, 0},
       {"bf16_tflops", "BF16 dense peak", h.gpu.bf16_tflops, "TFLOP/s", 1, 0},
       {"fp8_tflops", "FP8 dense peak", h.gpu.fp8_tflops, "TFLOP/s", 1, 0},
-      {"nvlink_gbps", "NVLink per GPU per direction", h.gpu.nvlink_gbps, "GB/s", 1, 0},
-      {"nic_gbps_per_gpu", "NIC per GPU per direction", h.nic_gbps_per_gpu, "GB/s", 1, 0},
+      {"nvlink_gb_per_s", "NVLink per GPU per direction", h.gpu.nvlink_gb_per_s, "GB/s", 1, 0},
+      {"nic_gb_per_s_per_gpu", "NIC per GPU per direction", h.nic_gb_per_s_per_gpu, "GB/s", 1, 0},
       {"price_per_gpu_hour", "price", h.price_per_gpu_hour, "USD/GPU-hour", 1, 2}}};
   reports::QuantityList par{"parallelism and workload", {
       {"tp_pp_dp_ep", "TP x PP x DP (EP)", fmt::format("{} x {} x {} (EP {})", p.tp, p.pp, p.dp, p.ep), "ranks"},

@@ -136,13 +136,13 @@ const std::vector<GemmCase> kGemmShapes = {{4096, 7168, 2048}, {8192, 7168, 7168
                                            {16, 7168, 7168},   {64, 7168, 2048}};
 
 struct GemmTruth {
-  double hbm_gbps = 4800 * cost::kDefaultHbmEfficiency;
+  double hbm_gb_per_s = 4800 * cost::kDefaultHbmEfficiency;
   double launch_s = cost::kDefaultLaunchSeconds;
 };
 
 double model_gemm_seconds(const GemmCase& g, bool fp8, double efficiency, const GemmTruth& truth) {
   cost::GemmShape shape{g.m, g.n, g.k, 1, fp8 ? DType::FP8 : DType::BF16, DType::BF16};
-  cost::GemmRates rates{(fp8 ? 1979 : 989) * kTFLOP, efficiency, 132, truth.hbm_gbps * kGB, truth.launch_s};
+  cost::GemmRates rates{(fp8 ? 1979 : 989) * kTFLOP, efficiency, 132, truth.hbm_gb_per_s * kGB, truth.launch_s};
   return cost::gemm_time(shape, rates).seconds;
 }
 
@@ -166,7 +166,7 @@ TEST_CASE("GEMM plateau efficiency recovered exactly from the shape model's own 
     truth = {4300, 4e-6};
     for (double bytes : test::geometric_sizes(kMiB, kGiB, 8))
       rows.push_back({"BM_hbm_copy/bytes:" + std::to_string(int64_t(bytes)) + "/manual_time",
-                      truth.launch_s + bytes / (truth.hbm_gbps * kGB), bytes});
+                      truth.launch_s + bytes / (truth.hbm_gb_per_s * kGB), bytes});
   }
   const size_t first_gemm = rows.size();
   add_gemms(rows, kGemmShapes, false, kEff, truth);

@@ -20,8 +20,8 @@ Scenario v3_ep(int64_t ep, int64_t max_nodes) {
   s.model = test::deepseek_v3();
   s.hardware.gpus_per_node = 8;
   s.hardware.gpus = 2048;
-  s.hardware.gpu.nvlink_gbps = 200;
-  s.hardware.nic_gbps_per_gpu = 50;
+  s.hardware.gpu.nvlink_gb_per_s = 200;
+  s.hardware.nic_gb_per_s_per_gpu = 50;
   s.hardware.nvlink_latency_us = 3.33;
   s.hardware.nic_latency_us = 3.7;
   s.precision.dispatch = DType::FP8;
@@ -112,4 +112,20 @@ TEST_CASE("all-to-all rejects dense models and top-k > experts, naming the key")
   CHECK_THROWS_WITH(a2a_traffic_per_token(s), Catch::Contains("model.top_k"));
   s.model.routed_experts = 0;
   CHECK_THROWS_AS(a2a_traffic_per_token(s), SpecError);
+}
+
+TEST_CASE("the NVLink domain, not the server, decides what crosses the NICs (GB200 NVL72)") {
+  // EP64 in 4-GPU trays: on 8-GPU servers 8 nodes and IB traffic; in one 72-GPU NVLink domain
+  // every copy stays on NVLink, as NVIDIA's NVL72 joins the trays' GPUs with NVLink switches.
+  auto s = v3_ep(64, 0);
+  s.hardware.gpus_per_node = 4;
+  s.hardware.nvlink_domain_gpus = 72;
+  const auto rack = a2a_traffic_per_token(s);
+  CHECK(rack.ep_nodes == 1);
+  CHECK(rack.dispatch_nic_bytes == 0);
+  CHECK(a2a_time(s, 4096).dispatch_nic_seconds == 0);
+  s.hardware.nvlink_domain_gpus = 0;  // one server per domain: 16 trays, most copies over IB
+  const auto trays = a2a_traffic_per_token(s);
+  CHECK(trays.ep_nodes == 16);
+  CHECK(trays.dispatch_nic_bytes > 0);
 }

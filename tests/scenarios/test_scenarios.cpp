@@ -115,19 +115,146 @@ TEST_CASE("the DeepSeek-V3 training scenario holds the report's configuration") 
   CHECK(s.parallel.schedule == Schedule::DualPipe);
   CHECK(s.precision.gemm == DType::FP8);
   CHECK(s.hardware.gpu.name == "H800 SXM5 80GB");
-  CHECK(s.hardware.gpu.nvlink_gbps == 200);
+  CHECK(s.hardware.gpu.nvlink_gb_per_s == 200);
   CHECK(s.hardware.price_per_gpu_hour == 2.0);
   CHECK(default_scenario_path().filename() == "deepseek_v3_train.toml");
 }
 
 TEST_CASE("hardware catalog holds the datasheet values") {
   const auto& h800 = find_gpu("H800").gpu;
-  CHECK(h800.hbm_gbps == 3350);
+  CHECK(h800.hbm_gb_per_s == 3350);
   CHECK(h800.bf16_tflops == 989);
-  CHECK(find_gpu("H200").gpu.hbm_gbps == 4800);
+  CHECK(find_gpu("H200").gpu.hbm_gb_per_s == 4800);
   CHECK(find_gpu("A100").gpu.fp8_tflops == 0);
-  for (const auto& e : hardware_catalog()) CHECK_FALSE(e.gpu.source.empty());
+  for (const auto& e : hardware_catalog()) {
+    INFO(e.key);
+    CHECK_FALSE(e.gpu.source.empty());
+    CHECK(e.node.price_per_gpu_hour > 0);  // every shipped entry is priced, with where from
+    CHECK_FALSE(e.node.price_source.empty());
+    CHECK(e.node.nvlink_domain() >= e.node.gpus_per_node);
+  }
   CHECK_THROWS_WITH(find_gpu("X100"), Catch::Contains("unknown GPU 'X100'"));
+  // Names match in any case; the issue's `--set hardware.gpu=h100` was refused.
+  CHECK(&find_gpu("h100") == &find_gpu("H100"));
+  CHECK(&find_gpu("mi300x") == &find_gpu("MI300X"));
+  // GB200 NVL72: 4-GPU trays in one 72-GPU NVLink domain (NVIDIA's NVL72 datasheet).
+  const auto& gb200 = find_gpu("GB200").node;
+  CHECK(gb200.gpus_per_node == 4);
+  CHECK(gb200.nvlink_domain() == 72);
+  CHECK(find_gpu("B300").gpu.fp4_tflops == 13500);
+  CHECK(find_gpu("H800").node.nvlink_domain() == 8);  // no nvlink_domain_gpus: one server
+}
+
+namespace {
+// A hardware file next to the test's scenario: one new GPU and an H800 with more HBM.
+const char* kHardwareFile = R"([gpu.X9]
+name = "X9 test accelerator"
+source = "made up for the test"
+hbm_gib = 96
+hbm_gb_per_s = 4000
+bf16_tflops = 500
+fp8_tflops = 1000
+fp32_tflops = 50
+nvlink_gb_per_s = 450
+sm_count = 100
+l2_mib = 50
+tdp_watts = 500
+gpus_per_node = 4
+nvlink_domain_gpus = 32
+nic_gb_per_s_per_gpu = 50
+nvlink_latency_us = 3
+nic_latency_us = 4
+
+[gpu.h800]
+name = "H800 with 96 GiB"
+source = "made up for the test"
+hbm_gib = 96
+hbm_gb_per_s = 3350
+bf16_tflops = 989
+fp8_tflops = 1979
+fp32_tflops = 67
+nvlink_gb_per_s = 200
+sm_count = 132
+l2_mib = 50
+tdp_watts = 700
+gpus_per_node = 8
+nic_gb_per_s_per_gpu = 50
+nvlink_latency_us = 3.33
+nic_latency_us = 3.7
+)";
+
+fs::path write_file(const fs::path& dir, const std::string& name, const std::string& text) {
+  fs::create_directories(dir);
+  std::ofstream(dir / name) << text;
+  return dir / name;
+}
+}  // namespace
+
+TEST_CASE("a hardware file adds and overrides GPUs at run time, relative to its scenario") {
+  const fs::path dir = fs::temp_directory_path() / "mhcsim_test_hardware_file";
+  write_file(dir, "hw.toml", kHardwareFile);
+  const std::string base = read_text(kScenarios / "deepseek_v3_train.toml");
+  // [hardware] catalog = "hw.toml" is read next to the scenario; hardware.gpu finds X9 in it.
+  const auto scn = write_file(dir, "x9.toml", edited("gpu = \"H800\"", "gpu = \"x9\"\ncatalog = \"hw.toml\"", base));
+  const Scenario s = load_scenario(scn);
+  CHECK(s.hardware.gpu.name == "X9 test accelerator");
+  CHECK(s.hardware.gpu.bf16_tflops == 500);
+  CHECK(s.hardware.gpus_per_node == 4);
+  CHECK(s.hardware.nvlink_domain() == 32);
+  // The file's h800 overrides the shipped H800 (names match in any case).
+  const Scenario h = load_scenario(kScenarios / "deepseek_v3_train.toml", {{"hardware.catalog", (dir / "hw.toml").string()}});
+  CHECK(h.hardware.gpu.hbm_bytes == 96.0 * (1 << 30));
+  // Without the file the shipped H800 stands.
+  CHECK(load_scenario(kScenarios / "deepseek_v3_train.toml").hardware.gpu.hbm_bytes == 80.0 * (1 << 30));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("bad hardware files name their own file, line and key") {
+  const fs::path dir = fs::temp_directory_path() / "mhcsim_test_bad_hardware";
+  struct Case {
+    const char* what;
+    std::string text, key, message, line_needle;
+  };
+  const std::string good = kHardwareFile;
+  const auto with = [&](const std::string& from, const std::string& to) {
+    const auto pos = good.find(from);
+    REQUIRE(pos != std::string::npos);
+    return std::string(good).replace(pos, from.size(), to);
+  };
+  const std::vector<Case> cases{
+      {"old key name", with("hbm_gb_per_s = 4000", "hbm_gbps = 4000"), "gpu.X9.hbm_gbps",
+       "unknown key (renamed 'gpu.X9.hbm_gb_per_s'", "hbm_gbps"},
+      {"wrong type", with("sm_count = 100", "sm_count = \"many\""), "gpu.X9.sm_count", "expected integer in [1, 1024]",
+       "sm_count = \"many\""},
+      {"missing key", with("bf16_tflops = 500\n", ""), "gpu.X9.bf16_tflops", "missing", "[gpu.X9]"},
+      {"price without source", with("nic_latency_us = 4\n", "nic_latency_us = 4\nprice_per_gpu_hour = 3\n"),
+       "gpu.X9.price_source", "a price needs its source", "[gpu.X9]"},
+      {"NVLink domain smaller than a server", with("nvlink_domain_gpus = 32", "nvlink_domain_gpus = 2"),
+       "gpu.X9.nvlink_domain_gpus", "smaller than gpus_per_node 4", "nvlink_domain_gpus = 2"},
+      {"other table", "[node]\n" + good, "node", "unknown table", "[node]"},
+      {"no gpu tables", "x = 1\n", "gpu", "missing [gpu.*] tables", "x = 1"},
+  };
+  int n = 0;
+  for (const auto& c : cases) {
+    INFO(c.what);
+    const auto file = write_file(dir, "bad" + std::to_string(n++) + ".toml", c.text);
+    try {
+      load_scenario(kScenarios / "deepseek_v3_train.toml", {{"hardware.catalog", file.string()}});
+      FAIL("accepted");
+    } catch (const InputError& e) {
+      CHECK(e.key() == c.key);
+      CHECK_THAT(e.reason(), Catch::Contains(c.message));
+      CHECK(e.where().file == file.string());
+      CHECK(e.where().line == line_of(c.text, c.line_needle));
+    }
+  }
+  // A file that is not there is named at the key that asked for it.
+  CHECK_THROWS_WITH(load_scenario(kScenarios / "deepseek_v3_train.toml", {{"hardware.catalog", (dir / "none.toml").string()}}),
+                    Catch::Contains("none.toml"));
+  // A scenario's NVLink domain smaller than its servers.
+  CHECK_THROWS_WITH(load_scenario(kScenarios / "deepseek_v3_train.toml", {{"hardware.nvlink_domain_gpus", "4"}}),
+                    Catch::Contains("smaller than a server of 8"));
+  fs::remove_all(dir);
 }
 
 TEST_CASE("bad input names the file, line and key") {

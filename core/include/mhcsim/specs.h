@@ -16,11 +16,12 @@ struct GpuSpec {
   std::string name;           // catalog key, e.g. "H800"
   std::string source;         // datasheet the numbers come from
   double hbm_bytes = 0;       // usable HBM capacity
-  double hbm_gbps = 0;        // peak HBM bandwidth, GB/s (decimal)
+  double hbm_gb_per_s = 0;        // peak HBM bandwidth, GB/s (decimal)
   double bf16_tflops = 0;     // dense BF16 tensor-core peak
   double fp8_tflops = 0;      // dense FP8 tensor-core peak
+  double fp4_tflops = 0;      // dense FP4 tensor-core peak (0: none or not published)
   double fp32_tflops = 0;     // non-tensor FP32 peak
-  double nvlink_gbps = 0;     // NVLink bandwidth per GPU per direction, GB/s
+  double nvlink_gb_per_s = 0;     // NVLink bandwidth per GPU per direction, GB/s
   int sm_count = 0;
   double l2_bytes = 0;
   double tdp_watts = 0;
@@ -29,11 +30,16 @@ struct GpuSpec {
 struct HardwareSpec {
   GpuSpec gpu;
   int64_t gpus = 0;                // GPUs in the job (= tp x pp x dp)
-  int gpus_per_node = 8;
-  double nic_gbps_per_gpu = 0;     // inter-node (IB/RoCE) bandwidth per GPU per direction, GB/s
+  int gpus_per_node = 8;           // GPUs per server: the unit nodes are counted and bought in
+  // GPUs one NVLink fabric joins (72 in a GB200 NVL72 rack of 4-GPU trays); 0 = one server.
+  // The network model sends traffic inside the domain over NVLink and across it over the NICs.
+  int nvlink_domain_gpus = 0;
+  double nic_gb_per_s_per_gpu = 0;     // inter-node (IB/RoCE) bandwidth per GPU per direction, GB/s
   double nvlink_latency_us = 0;    // per-message latency (alpha) intra-node
   double nic_latency_us = 0;       // per-message latency (alpha) inter-node
   double price_per_gpu_hour = 0;   // USD, for cost reports; 0 = not priced
+  std::string price_source;        // where the price comes from, or why it is an assumption
+  int nvlink_domain() const { return nvlink_domain_gpus > 0 ? nvlink_domain_gpus : gpus_per_node; }
 };
 
 enum class AttentionKind { MHA, GQA, MQA, MLA };
@@ -220,6 +226,7 @@ struct Scenario {
   PrecisionSpec precision;
   ParallelSpec parallel;
   WorkloadSpec workload;
+  std::string hardware_catalog;                   // hardware file whose GPUs hardware.gpu sees first
   std::optional<std::string> calibration_path;   // as given in the file or --calibration
   std::optional<CalibrationProfile> calibration;  // loaded by the caller (mhcsim_calib)
   std::optional<PublishedResults> published;      // validation cases only

@@ -2,7 +2,8 @@
 // MoE expert-parallel all-to-all (DeepSeek-V3 report 3.2.2; DeepEP README): bytes per token
 // and MoE layer for dispatch and combine, split into NVLink (intra-node) and IB (inter-node)
 // traffic as DeepEP's normal kernels move it (one IB copy per destination node, then NVLink
-// forwarding to each destination GPU in that node), and an alpha-beta time.
+// forwarding to each destination GPU in that node), and an alpha-beta time. A "node" here is an
+// NVLink domain (hardware.nvlink_domain()): a server of 8 H800s, or a whole GB200 NVL72 rack.
 #include <cstdint>
 
 #include "mhcsim/specs.h"
