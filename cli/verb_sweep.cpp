@@ -2,6 +2,7 @@
 // (or the simulator with --simulate) on every core; CSV and JSON out, best points on stdout.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -47,11 +48,20 @@ Base instantiate_base(scenarios::ScenarioTemplate& tpl) {
 
 // A base scenario that no point repairs (every point failed for the base's own reason) is bad
 // input, exit 2 with that reason, not a sweep of infeasible points. A base that a swept value
-// repairs (pp=6 in the file, swept over 8 and 16) is fine.
-void require_some_point_beyond_base(const Base& base, const sweep::SweepResult& r) {
-  if (!base.error || r.feasible_count() > 0) return;
-  for (const auto& reason : r.reasons)
-    if (reason != base.error->what()) return;
+// repairs (pp=6 in the file, swept over 8 and 16) is fine. Checked before any output: a first
+// pass stops at the first point that is feasible or fails for another reason.
+struct Repaired {};
+void require_some_point_beyond_base(const Base& base, scenarios::ScenarioTemplate& tpl, const sweep::Grid& grid,
+                                    const sweep::Evaluator& evaluator, int jobs) {
+  if (!base.error) return;
+  try {
+    sweep::stream_sweep(tpl, grid, evaluator, {jobs, {}}, [&](const sweep::SweepResult& b, int64_t) {
+      for (const auto& reason : b.reasons)
+        if (reason != base.error->what()) throw Repaired{};
+    });
+  } catch (const Repaired&) {
+    return;
+  }
   throw *base.error;
 }
 
@@ -76,6 +86,8 @@ sweep::Evaluator with_calibration(sweep::Evaluator e, const Base& b) {
   return e;
 }
 
+// Rows go out as their blocks arrive: to the files (-o), to stdout as text or JSON rows when
+// there is no --top, into the top K otherwise. Nothing holds the whole sweep.
 void run(const SweepOptions& o) {
   const auto path = scenario_file(o.scn);
   scenarios::ScenarioTemplate tpl(scenarios::read_scenario_file(path), path.string(), scenario_overrides(o.scn));
@@ -86,41 +98,87 @@ void run(const SweepOptions& o) {
   const Base base = instantiate_base(tpl);
   const auto evaluator = with_calibration(
       o.simulate ? sweep::simulated_evaluator(o.max_sim_ops) : sweep::analytic_evaluator(), base);
+  if (o.top > 0) (void)sweep::metric_index(evaluator.metrics, o.by);  // --by before the work
+  require_some_point_beyond_base(base, tpl, grid, evaluator, o.jobs);
 
   sweep::SweepOptions run_opts{o.jobs, {}};
   if (sweep::progress_wanted())
     run_opts.progress = [](int64_t done, int64_t total) { sweep::draw_progress(std::cerr, done, total); };
-  const auto result = sweep::run_sweep(tpl, grid, evaluator, run_opts);
-  require_some_point_beyond_base(base, result);
-
   const nlohmann::json meta = {{"scenario", path.string()},
                                {"overrides", o.scn.overrides},
                                {"sweep", o.axes},
                                {"model", evaluator.name},
                                {"mhcsim_version", kVersion}};
-  if (!o.output_prefix.empty()) sweep::write_outputs(result, meta, o.output_prefix, o.force);
+  const bool top = o.top > 0;
+  const bool stream_stdout = !top && o.output_prefix.empty();
+  sweep::TopPoints best(o.by, top ? o.top : 0);
+  int64_t feasible = 0;
+  bool first_rows = true;
+  const std::string title = fmt::format("sweep: {} points ({} model)", grid.size(), evaluator.name);
+  if (stream_stdout && o.out.json)
+    std::cout << "{\"meta\": " << meta.dump() << ",\n\"rows\": [";
+  const auto on_block = [&](const sweep::SweepResult& b, int64_t first) {
+    feasible += b.feasible_count();
+    if (top) best.add(b, first);
+    if (!stream_stdout) return;
+    const auto t = sweep::to_table(b, {}, 0, b.points, title);
+    if (o.out.json) {
+      for (const auto& row : t.to_json()) {
+        std::cout << (first_rows ? "\n" : ",\n") << row.dump();
+        first_rows = false;
+      }
+    } else {
+      t.print_text(std::cout, first_rows);
+    }
+    first_rows = false;
+  };
+  const auto run_sweep = [&](const sweep::BlockSink& also) {
+    sweep::stream_sweep(tpl, grid, evaluator, run_opts, [&](const sweep::SweepResult& b, int64_t first) {
+      also(b, first);
+      on_block(b, first);
+    });
+  };
+  if (o.output_prefix.empty())
+    run_sweep([](const sweep::SweepResult&, int64_t) {});
+  else
+    sweep::stream_outputs(grid.axes(), evaluator.metrics, meta, o.output_prefix, o.force, run_sweep);
 
-  const std::vector<int64_t> shown = o.top > 0 ? sweep::top_points(result, o.by, o.top) : std::vector<int64_t>{};
-  const int64_t rows = o.top > 0 ? static_cast<int64_t>(shown.size()) : result.points;
-  const std::string title =
-      o.top > 0 ? fmt::format("best {} of {} feasible points by {} ({} model)", rows, result.feasible_count(),
-                              result.metrics[sweep::metric_index(result, o.by)].column.key, evaluator.name)
-                : fmt::format("sweep: {} points, {} feasible ({} model)", result.points,
-                              result.feasible_count(), evaluator.name);
-  // Without --top a sweep written to files prints only its summary; the files hold the rows.
-  const bool print_rows = o.top > 0 || o.output_prefix.empty();
-  const auto table = sweep::to_table(result, shown, 0, print_rows ? rows : 0, title);
-  if (o.out.json) {
-    print_json({{"meta", meta},
-                {"points", result.points},
-                {"feasible_points", result.feasible_count()},
-                {"rows", table.to_json()}});
+  if (stream_stdout) {
+    if (o.out.json)
+      std::cout << fmt::format("\n],\n\"points\": {},\n\"feasible_points\": {}}}\n", grid.size(), feasible);
+    else
+      std::cout << fmt::format("# {} points, {} feasible\n", grid.size(), feasible);
     return;
   }
-  table.print_text(std::cout);
+  const std::vector<int64_t> shown = top ? best.order() : std::vector<int64_t>{};
+  const auto& kept = best.kept();
+  const std::string top_title =
+      top ? fmt::format("best {} of {} feasible points by {} ({} model)", shown.size(), feasible,
+                        evaluator.metrics[sweep::metric_index(evaluator.metrics, o.by)].column.key,
+                        evaluator.name)
+          : title;
+  const auto table = sweep::to_table(kept, shown, 0, static_cast<int64_t>(shown.size()), top_title);
+  if (o.out.json) {
+    print_json({{"meta", meta}, {"points", grid.size()}, {"feasible_points", feasible}, {"rows", table.to_json()}});
+    return;
+  }
+  if (top) table.print_text(std::cout);
+  // Rows that run different global batches do not compare fairly (a larger batch amortises the
+  // bubble and the DP sync): say so under the table.
+  const size_t gb = sweep::metric_index(evaluator.metrics, "global_batch_seqs");
+  double lo = 0, hi = 0;
+  for (const int64_t p : shown) {
+    const double v = kept.value(p, gb);
+    if (std::isnan(v)) continue;
+    lo = lo == 0 ? v : std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  if (hi > lo && lo > 0)
+    std::cout << fmt::format("# note: these rows run global batches of {:.0f} to {:.0f} sequences; fix one with "
+                             "--set workload.global_batch_seqs=N to compare at the same batch\n", lo, hi);
   if (!o.output_prefix.empty())
-    std::cout << fmt::format("# {} points, {} feasible; wrote {}.csv and {}.json\n", result.points,
-                             result.feasible_count(), o.output_prefix, o.output_prefix);
+    std::cout << fmt::format("# {} points, {} feasible; wrote {}.csv and {}.json\n", grid.size(), feasible,
+                             o.output_prefix, o.output_prefix);
 }
 
 }  // namespace

@@ -53,14 +53,13 @@ class FdBuf : public std::streambuf {
     return true;
   }
   void hash(const char* p, size_t n) {
-    constexpr uint64_t kPrime = 0x100000001b3;
-    for (size_t i = 0; i < n; ++i) written_.fnv1a64 = (written_.fnv1a64 ^ static_cast<unsigned char>(p[i])) * kPrime;
+    written_.fnv1a64 = fnv1a64_update(written_.fnv1a64, std::string_view(p, n));
     written_.bytes += n;
   }
 
   int fd_;
   int error_ = 0;
-  WrittenFile written_{0, 0xcbf29ce484222325};  // FNV-1a offset basis
+  WrittenFile written_{0, kFnv1a64Offset};
   std::array<char, 1 << 16> buffer_;
 };
 
@@ -93,6 +92,12 @@ WrittenFile write_temp(const fs::path& target, const fs::path& temp, const Write
 }
 
 }  // namespace
+
+uint64_t fnv1a64_update(uint64_t h, std::string_view bytes) {
+  constexpr uint64_t kPrime = 0x100000001b3;
+  for (const char c : bytes) h = (h ^ static_cast<unsigned char>(c)) * kPrime;
+  return h;
+}
 
 void require_output_file(const fs::path& path, bool replace, const char* option) {
   if (path.empty()) throw InputError(option, "empty path (expected a file name)");

@@ -57,7 +57,7 @@ Table& Table::add_row(std::vector<Cell> cells) {
   return *this;
 }
 
-void Table::print_text(std::ostream& out) const {
+void Table::print_text(std::ostream& out, bool header) const {
   std::vector<std::vector<std::string>> text(rows_.size());
   std::vector<size_t> width(columns_.size());
   for (size_t c = 0; c < columns_.size(); ++c) width[c] = columns_[c].header.size();
@@ -73,9 +73,11 @@ void Table::print_text(std::ostream& out) const {
   auto cell = [&](const std::string& s, size_t c) {
     return left[c] ? fmt::format(" {:<{}}", s, width[c]) : fmt::format(" {:>{}}", s, width[c]);
   };
-  out << "# " << title_ << "\n#";
-  for (size_t c = 0; c < columns_.size(); ++c) out << cell(columns_[c].header, c);
-  out << "\n";
+  if (header) {
+    out << "# " << title_ << "\n#";
+    for (size_t c = 0; c < columns_.size(); ++c) out << cell(columns_[c].header, c);
+    out << "\n";
+  }
   for (const auto& row : text) {
     out << " ";
     for (size_t c = 0; c < columns_.size(); ++c) out << cell(row[c], c);

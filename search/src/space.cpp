@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "mhcsim/error.h"
+#include "mhcsim/sweep/evaluators.h"
 
 namespace mhcsim::search {
 namespace {
@@ -189,7 +190,7 @@ Axes default_axes(const Scenario& base, Axes a) {
 
 int64_t scenario_global_batch(const Scenario& s) {
   if (s.workload.global_batch_seqs > 0) return s.workload.global_batch_seqs;
-  return s.parallel.dp * s.workload.micro_batch_seqs * s.parallel.micro_batches;
+  return sweep::training_global_batch_seqs(s);
 }
 
 int64_t space_size(const Scenario& base, const Axes& axes) {

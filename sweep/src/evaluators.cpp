@@ -11,7 +11,7 @@
 namespace mhcsim::sweep {
 namespace {
 
-enum M : size_t { kStep, kTokens, kMfu, kBubble, kMemory, kGpuHours, kSequences, kCount };
+enum M : size_t { kStep, kTokens, kMfu, kBubble, kMemory, kGpuHours, kSequences, kGlobalBatch, kCount };
 
 std::vector<Metric> metrics() {
   return {{{"step_time_s", "step (ms)", 2, 1e3}, false},
@@ -20,7 +20,10 @@ std::vector<Metric> metrics() {
           {{"bubble_fraction", "bubble (%)", 2, 100}, false},
           {{"memory_per_gpu_bytes", "memory/GPU (GiB)", 2, 1.0 / kGiB}, false},
           {{"gpu_hours_for_budget", "GPU-hours (budget)", 0}, false},
-          {{"kv_sequences_per_gpu", "KV seqs/GPU", 0}, true}};
+          {{"kv_sequences_per_gpu", "KV seqs/GPU", 0}, true},
+          // Points that change DP change the batch unless workload.global_batch_seqs fixes it:
+          // throughput and step time compare fairly only between rows with the same value here.
+          {{"global_batch_seqs", "global batch (seqs)", 0}, false}};
 }
 
 // Memory and, for serving, the KV fit: everything both evaluators share, from the verdict
@@ -38,7 +41,8 @@ Evaluation start(const Scenario& s) {
   return e;
 }
 
-void fill_step(const cost::StepEstimate& est, Evaluation& e) {
+void fill_step(const Scenario& s, const cost::StepEstimate& est, Evaluation& e) {
+  e.values[kGlobalBatch] = static_cast<double>(training_global_batch_seqs(s));
   e.values[kStep] = est.step_seconds;
   e.values[kTokens] = est.tokens_per_second;
   e.values[kMfu] = est.mfu;
@@ -48,12 +52,16 @@ void fill_step(const cost::StepEstimate& est, Evaluation& e) {
 
 }  // namespace
 
+int64_t training_global_batch_seqs(const Scenario& s) {
+  return s.parallel.dp * s.workload.micro_batch_seqs * s.parallel.micro_batches;
+}
+
 Evaluator analytic_evaluator() {
   return {"analytic", metrics(), [](const Scenario& s) {
             Evaluation e = start(s);
             // Out-of-memory points still get their step time: it says what they would cost.
             if (s.workload.mode == WorkloadMode::Train) {
-              fill_step(cost::step_estimate(s), e);
+              fill_step(s, cost::step_estimate(s), e);
             } else {
               const auto serve = cost::serve_estimate(s);
               e.values[kStep] = serve.step_seconds;
@@ -78,7 +86,7 @@ Evaluator simulated_evaluator(int64_t max_sim_ops) {
             est.tokens_per_second /= slower;
             est.mfu /= slower;
             est.gpu_hours_for_budget *= slower;
-            fill_step(est, e);
+            fill_step(s, est, e);
             return e;
           }};
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <ostream>
+#include <sstream>
 
 #include "mhcsim/atomic_write.h"
 #include "mhcsim/error.h"
@@ -12,35 +13,81 @@ namespace {
 
 constexpr int64_t kBlock = 4096;  // rows per Table block: bounded memory for huge sweeps
 
-template <class Write>
-void for_each_block(const SweepResult& r, Write&& write) {
-  for (int64_t begin = 0; begin < r.points; begin += kBlock)
-    write(to_table(r, {}, begin, std::min(r.points, begin + kBlock), "sweep"), begin == 0);
+// Feeds an in-memory result to a sink in blocks (the same path as a streamed sweep).
+void feed(const SweepResult& r, const BlockSink& sink) {
+  for (int64_t begin = 0; begin < r.points; begin += kBlock) {
+    const int64_t end = std::min(r.points, begin + kBlock);
+    SweepResult b;
+    b.axes = r.axes;
+    b.metrics = r.metrics;
+    b.points = end - begin;
+    const size_t na = r.axes.size(), nm = r.metrics.size();
+    const auto s = static_cast<size_t>(begin), e = static_cast<size_t>(end);
+    b.value_index.assign(r.value_index.begin() + static_cast<std::ptrdiff_t>(s * na),
+                         r.value_index.begin() + static_cast<std::ptrdiff_t>(e * na));
+    b.values.assign(r.values.begin() + static_cast<std::ptrdiff_t>(s * nm),
+                    r.values.begin() + static_cast<std::ptrdiff_t>(e * nm));
+    b.reasons.assign(r.reasons.begin() + static_cast<std::ptrdiff_t>(s),
+                     r.reasons.begin() + static_cast<std::ptrdiff_t>(e));
+    sink(b, begin);
+  }
 }
+
+// The CSV and JSON texts of a sweep, block by block: one format for files written at once and
+// files written as a sweep runs.
+class Writer {
+ public:
+  Writer(const std::vector<SweepAxis>& axes, const std::vector<Metric>& metrics) : axes_(axes), metrics_(metrics) {}
+
+  std::string csv(const SweepResult& block) {
+    std::ostringstream out;
+    to_table(block, {}, 0, block.points, "sweep").print_csv(out, !csv_header_done_);
+    csv_header_done_ = true;
+    return out.str();
+  }
+
+  std::string json_head() const {
+    nlohmann::json axes = nlohmann::json::array(), metrics = nlohmann::json::array();
+    for (const auto& a : axes_) axes.push_back({{"key", a.key}, {"values", a.values}});
+    for (const auto& m : metrics_)
+      metrics.push_back({{"key", m.column.key}, {"higher_is_better", m.higher_is_better}});
+    return "{\"axes\": " + axes.dump() + ",\n\"metrics\": " + metrics.dump() + ",\n\"points\": [";
+  }
+
+  std::string json_rows(const SweepResult& block) {
+    std::string out;
+    for (const auto& row : to_table(block, {}, 0, block.points, "sweep").to_json()) {
+      out += (first_row_ ? "\n" : ",\n") + row.dump();
+      first_row_ = false;
+    }
+    feasible_ += block.feasible_count();
+    return out;
+  }
+
+  std::string json_tail(const nlohmann::json& meta) const {
+    return fmt::format("\n],\n\"feasible_points\": {},\n\"meta\": {}}}\n", feasible_, meta.dump());
+  }
+
+ private:
+  const std::vector<SweepAxis>& axes_;
+  const std::vector<Metric>& metrics_;
+  bool csv_header_done_ = false;
+  bool first_row_ = true;
+  int64_t feasible_ = 0;
+};
 
 }  // namespace
 
 void write_csv(const SweepResult& r, std::ostream& out) {
-  if (r.points == 0) return;
-  for_each_block(r, [&](const reports::Table& t, bool first) { t.print_csv(out, first); });
+  Writer w(r.axes, r.metrics);
+  feed(r, [&](const SweepResult& b, int64_t) { out << w.csv(b); });
 }
 
 void write_json(const SweepResult& r, const nlohmann::json& meta, std::ostream& out) {
-  nlohmann::json axes = nlohmann::json::array(), metrics = nlohmann::json::array();
-  for (const auto& a : r.axes) axes.push_back({{"key", a.key}, {"values", a.values}});
-  for (const auto& m : r.metrics)
-    metrics.push_back({{"key", m.column.key}, {"higher_is_better", m.higher_is_better}});
-  out << "{\"meta\": " << meta.dump() << ",\n\"axes\": " << axes.dump()
-      << ",\n\"metrics\": " << metrics.dump() << ",\n\"feasible_points\": " << r.feasible_count()
-      << ",\n\"points\": [";
-  bool first_row = true;
-  for_each_block(r, [&](const reports::Table& t, bool) {
-    for (const auto& row : t.to_json()) {
-      out << (first_row ? "\n" : ",\n") << row.dump();
-      first_row = false;
-    }
-  });
-  out << "\n]}\n";
+  Writer w(r.axes, r.metrics);
+  out << w.json_head();
+  feed(r, [&](const SweepResult& b, int64_t) { out << w.json_rows(b); });
+  out << w.json_tail(meta);
 }
 
 void require_outputs(const std::string& prefix, bool force) {
@@ -58,18 +105,37 @@ void require_outputs(const std::string& prefix, bool force) {
   require_output_file(prefix + ".json", force);
 }
 
-void write_outputs(const SweepResult& r, const nlohmann::json& meta, const std::string& prefix,
-                   bool force) {
+void stream_outputs(const std::vector<SweepAxis>& axes, const std::vector<Metric>& metrics,
+                    const nlohmann::json& meta, const std::string& prefix, bool force,
+                    const std::function<void(const BlockSink&)>& run) {
   require_outputs(prefix, force);
   const std::filesystem::path csv = prefix + ".csv", json = prefix + ".json";
   OutputBatch batch;
-  const WrittenFile csv_written = batch.add(csv, [&](std::ostream& out) { write_csv(r, out); });
-  nlohmann::json manifest = meta;
-  manifest["csv"] = {{"file", csv.filename().string()},
-                     {"bytes", csv_written.bytes},
-                     {"fnv1a64", fmt::format("{:016x}", csv_written.fnv1a64)}};
-  batch.add(json, [&](std::ostream& out) { write_json(r, manifest, out); });
+  Writer w(axes, metrics);
+  // The JSON is written inside the CSV's writer, so both are open while the sweep runs; the
+  // batch renames in the order added: the CSV, then the JSON that vouches for it.
+  batch.add(csv, [&](std::ostream& csv_out) {
+    batch.add(json, [&](std::ostream& json_out) {
+      uint64_t bytes = 0, hash = kFnv1a64Offset;
+      json_out << w.json_head();
+      run([&](const SweepResult& block, int64_t) {
+        const std::string text = w.csv(block);
+        csv_out << text;
+        bytes += text.size();
+        hash = fnv1a64_update(hash, text);
+        json_out << w.json_rows(block);
+      });
+      nlohmann::json manifest = meta;
+      manifest["csv"] = {{"file", csv.filename().string()}, {"bytes", bytes}, {"fnv1a64", fmt::format("{:016x}", hash)}};
+      json_out << w.json_tail(manifest);
+    });
+  });
   batch.commit();
+}
+
+void write_outputs(const SweepResult& r, const nlohmann::json& meta, const std::string& prefix,
+                   bool force) {
+  stream_outputs(r.axes, r.metrics, meta, prefix, force, [&](const BlockSink& sink) { feed(r, sink); });
 }
 
 }  // namespace mhcsim::sweep

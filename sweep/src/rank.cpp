@@ -23,10 +23,10 @@ reports::Cell typed_cell(const std::string& v) {
 
 }  // namespace
 
-size_t metric_index(const SweepResult& r, const std::string& by) {
+size_t metric_index(const std::vector<Metric>& metrics, const std::string& by) {
   std::string known;
-  for (size_t m = 0; m < r.metrics.size(); ++m) {
-    const std::string& key = r.metrics[m].column.key;
+  for (size_t m = 0; m < metrics.size(); ++m) {
+    const std::string& key = metrics[m].column.key;
     if (key == by || (key.size() > by.size() && key.compare(0, by.size(), by) == 0 && key[by.size()] == '_'))
       return m;
     known += (m ? ", " : "") + key;
@@ -48,6 +48,42 @@ std::vector<int64_t> top_points(const SweepResult& r, const std::string& by, int
                     [&](int64_t a, int64_t b) { return better(a, b) || (!better(b, a) && a < b); });
   order.resize(keep);
   return order;
+}
+
+namespace {
+
+// Appends row `p` of `from` to `to`.
+void append_row(const SweepResult& from, int64_t p, SweepResult& to) {
+  const auto i = static_cast<size_t>(p);
+  const size_t na = from.axes.size(), nm = from.metrics.size();
+  to.value_index.insert(to.value_index.end(), from.value_index.begin() + static_cast<std::ptrdiff_t>(i * na),
+                        from.value_index.begin() + static_cast<std::ptrdiff_t>((i + 1) * na));
+  to.values.insert(to.values.end(), from.values.begin() + static_cast<std::ptrdiff_t>(i * nm),
+                   from.values.begin() + static_cast<std::ptrdiff_t>((i + 1) * nm));
+  to.reasons.push_back(from.reasons[i]);
+  ++to.points;
+}
+
+}  // namespace
+
+void TopPoints::add(const SweepResult& block, int64_t) {
+  if (kept_.points == 0 && kept_.axes.empty()) {
+    kept_.axes = block.axes;
+    kept_.metrics = block.metrics;
+  }
+  feasible_ += block.feasible_count();
+  // The block's best join the kept rows (which all come from earlier points), and the best k of
+  // both stay, in point order, so ties still fall to the earlier point.
+  std::vector<int64_t> from_block = top_points(block, by_, k_);
+  std::sort(from_block.begin(), from_block.end());
+  for (const int64_t p : from_block) append_row(block, p, kept_);
+  std::vector<int64_t> best = top_points(kept_, by_, k_);
+  std::sort(best.begin(), best.end());
+  SweepResult next;
+  next.axes = kept_.axes;
+  next.metrics = kept_.metrics;
+  for (const int64_t p : best) append_row(kept_, p, next);
+  kept_ = std::move(next);
 }
 
 reports::Table to_table(const SweepResult& r, const std::vector<int64_t>& points, int64_t begin,

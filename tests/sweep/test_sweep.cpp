@@ -212,3 +212,40 @@ TEST_CASE("the capacity report splits the slowest chunk's time by op kind, in HT
     CHECK_THAT(html, Catch::Contains(">" + k + "<"));
   }
 }
+
+TEST_CASE("streamed sweeps: blocks in point order, the same results, and the same top K") {
+  std::string mbs = "parallel.micro_batches=";
+  for (int m = 32; m < 32 + 2 * 60; m += 2) mbs += std::to_string(m) + (m + 2 < 32 + 2 * 60 ? "," : "");
+  const Grid grid({parse_sweep_axis("parallel.pp=4,8,7"), parse_sweep_axis("parallel.ep=8,16,64"),
+                   parse_sweep_axis(mbs)});
+  auto a = deepseek();
+  auto b = deepseek();
+  const auto whole = run_sweep(a, grid, toy(), {1, {}});
+  // Blocks of 7 points, at most 2 ahead of the sink, over 4 workers; the top K kept as they come.
+  int64_t next = 0, blocks = 0;
+  std::vector<std::string> reasons;
+  TopPoints top("step_time", 5);
+  stream_sweep(b, grid, toy(), {4, {}}, [&](const SweepResult& block, int64_t first) {
+    CHECK(first == next);
+    CHECK(block.points <= 7);
+    next += block.points;
+    ++blocks;
+    reasons.insert(reasons.end(), block.reasons.begin(), block.reasons.end());
+    top.add(block, first);
+  }, {7, 2});
+  CHECK(next == grid.size());
+  CHECK(blocks == (grid.size() + 6) / 7);
+  CHECK(reasons == whole.reasons);
+  const auto want = top_points(whole, "step_time", 5);
+  const auto got = top.order();
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < want.size(); ++i) CHECK(top.kept().value(got[i], 0) == whole.value(want[i], 0));
+  CHECK(top.feasible_points() == whole.feasible_count());
+  // A sink that fails stops the sweep; its error leaves after the workers have stopped.
+  auto c = deepseek();
+  CHECK_THROWS_WITH(stream_sweep(c, grid, toy(), {3, {}},
+                                 [](const SweepResult&, int64_t first) {
+                                   if (first > 0) throw std::runtime_error("disk full");
+                                 }, {16, 2}),
+                    "disk full");
+}

@@ -27,6 +27,11 @@ struct WrittenFile {
   uint64_t fnv1a64 = 0;  // FNV-1a 64-bit hash of the bytes
 };
 
+// FNV-1a 64-bit, the hash WrittenFile records: extends `h` (kFnv1a64Offset for no bytes yet)
+// by `bytes`, for a manifest written while the file it describes is still being written.
+inline constexpr uint64_t kFnv1a64Offset = 0xcbf29ce484222325;
+uint64_t fnv1a64_update(uint64_t h, std::string_view bytes);
+
 using WriteFn = std::function<void(std::ostream&)>;
 
 // Throws InputError(option, ...) unless `path` can be written as a file: not empty, not a

@@ -31,7 +31,8 @@ class Table {
   const std::vector<Column>& columns() const { return columns_; }
   const std::vector<std::vector<Cell>>& rows() const { return rows_; }
 
-  void print_text(std::ostream& out) const;
+  // header=false: rows only, for a table printed in blocks (each block aligns its own columns).
+  void print_text(std::ostream& out, bool header = true) const;
   void print_csv(std::ostream& out, bool header = true) const;  // header=false: rows only (blocks)
   nlohmann::json to_json() const;  // array of objects keyed by Column::key, raw units
 

@@ -10,6 +10,10 @@
 namespace mhcsim::sweep {
 
 Evaluator analytic_evaluator();
+
+// Sequences per optimizer step of a validated training scenario: DP x micro_batch_seqs x
+// micro-batches (what workload.global_batch_seqs fixes when given).
+int64_t training_global_batch_seqs(const Scenario& s);
 // Points whose simulation exceeds `max_sim_ops` (sim::check_op_budget) are infeasible with
 // that reason, found before anything is allocated.
 Evaluator simulated_evaluator(int64_t max_sim_ops = sim::kDefaultMaxSimOps);

@@ -15,8 +15,17 @@
 namespace mhcsim::sweep {
 
 void write_csv(const SweepResult& r, std::ostream& out);
-// {"meta": meta, "axes": [...], "metrics": [...], "points": [row objects]}
+// {"axes": [...], "metrics": [...], "points": [row objects, one per line], "feasible_points": n,
+//  "meta": meta}: the rows first, so it can be written as they arrive.
 void write_json(const SweepResult& r, const nlohmann::json& meta, std::ostream& out);
+
+// Streams a sweep's blocks into PREFIX.csv and PREFIX.json as they arrive: `run` gets the sink
+// to call with each block in point order (stream_sweep's BlockSink) and runs the sweep. Both
+// files are written at once, the JSON's manifest (meta.csv: the CSV's bytes and FNV-1a hash)
+// at its end, then both are renamed (CSV first). Checks the prefix as require_outputs.
+void stream_outputs(const std::vector<SweepAxis>& axes, const std::vector<Metric>& metrics,
+                    const nlohmann::json& meta, const std::string& prefix, bool force,
+                    const std::function<void(const BlockSink&)>& run);
 
 // Throws InputError("-o", ...) for a prefix that cannot take the two files: empty, a directory
 // ("out/", which would write the hidden out/.csv), a device or FIFO (`-o /dev/null` would
