@@ -14,6 +14,7 @@
 #include "mhcsim/atomic_write.h"
 #include "mhcsim/error.h"
 #include "mhcsim/scenarios/template.h"
+#include "mhcsim/search/distributed.h"
 #include "mhcsim/search/output.h"
 #include "mhcsim/sim/schedule.h"
 #include "mhcsim/sweep/progress.h"
@@ -90,7 +91,10 @@ void run(const SearchVerbOptions& o) {
   so.threads = o.jobs;
   if (sweep::progress_wanted())
     so.progress = [](int64_t done, int64_t total) { sweep::draw_progress(std::cerr, done, total); };
-  const auto r = search::run_search(base, so);
+  // Under mpirun the ranks share the work and rank 0 alone prints and writes.
+  const auto on_rank_0 = search::run_search_on_ranks(base, so, search::mpi_ranks());
+  if (!on_rank_0) return;
+  const auto& r = *on_rank_0;
 
   // The shipped configuration, priced the same way, when it runs the same batch on a searched size.
   const auto shipped_c = search::candidate_of(base);

@@ -12,6 +12,7 @@
 #include "mhcsim/error.h"
 #include "mhcsim/scenarios/load.h"
 #include "mhcsim/scenarios/template.h"
+#include "mhcsim/search/distributed.h"
 #include "mhcsim/search/output.h"
 #include "mhcsim/search/search.h"
 #include "mhcsim/units.h"
@@ -251,4 +252,19 @@ TEST_CASE("search: what separates two candidates, and the validated scenario of 
   const auto s = confirmed_scenario(tpl, base, r.found.top.front().candidate, scenario_global_batch(base));
   CHECK(candidate_of(s).micro_batches == r.found.top.front().candidate.micro_batches);
   CHECK(differences(candidate_of(s), r.found.top.front().candidate) == "same");
+}
+
+TEST_CASE("search: a partial survives the trip through JSON that MPI ranks send to rank 0") {
+  const auto base = dsv3();
+  const auto p = run_partial(base, narrow_options_for(base, 256), 1, 3);
+  const Partial back = partial_from_json(nlohmann::json::parse(to_json(p).dump()));
+  CHECK(back.pruned.points == p.pruned.points);
+  CHECK(back.priced_points == p.priced_points);
+  REQUIRE(back.top.size() == p.top.size());
+  for (size_t i = 0; i < p.top.size(); ++i) {
+    CHECK(back.top[i].index == p.top[i].index);
+    CHECK(back.top[i].tokens_per_s == p.top[i].tokens_per_s);  // exact: doubles round-trip
+    CHECK(differences(back.top[i].candidate, p.top[i].candidate) == "same");
+  }
+  CHECK(back.memory_front.size() == p.memory_front.size());
 }
