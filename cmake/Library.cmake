@@ -1,7 +1,11 @@
+include(GNUInstallDirs)
+
 # mhcsim_library(NAME SOURCES file... [PUBLIC dep...] [PRIVATE dep...])
 # Declares the library mhcsim_NAME and its alias mhcsim::NAME the way every mhcsim library is
 # laid out: headers for its users under include/, its own private headers under src/, and the
-# warning and sanitizer interface targets on its sources.
+# warning and sanitizer interface targets on its sources. `cmake --install` puts the library
+# and its headers in place and exports it as mhcsim::NAME (cmake/Install.cmake writes the
+# package config).
 function(mhcsim_library name)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "SOURCES;PUBLIC;PRIVATE")
   if(arg_UNPARSED_ARGUMENTS OR NOT arg_SOURCES)
@@ -10,9 +14,16 @@ function(mhcsim_library name)
   set(target mhcsim_${name})
   add_library(${target} ${arg_SOURCES})
   add_library(mhcsim::${name} ALIAS ${target})
-  target_include_directories(${target} PUBLIC include)
+  target_include_directories(${target} PUBLIC $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
+                             $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
   if(IS_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/src)
     target_include_directories(${target} PRIVATE src)
   endif()
-  target_link_libraries(${target} PUBLIC ${arg_PUBLIC} PRIVATE ${arg_PRIVATE} mhcsim_warnings mhcsim_sanitizers)
+  # The warning and sanitizer flags are the build's own; an installed library does not pass them on.
+  target_link_libraries(${target} PUBLIC ${arg_PUBLIC}
+                        PRIVATE ${arg_PRIVATE} $<BUILD_INTERFACE:mhcsim_warnings> $<BUILD_INTERFACE:mhcsim_sanitizers>)
+  set_target_properties(${target} PROPERTIES EXPORT_NAME ${name})
+  install(TARGETS ${target} EXPORT mhcsimTargets)
+  set_property(GLOBAL APPEND PROPERTY MHCSIM_LIBRARIES ${target})
+  install(DIRECTORY include/ TYPE INCLUDE PATTERN "*.in" EXCLUDE)
 endfunction()

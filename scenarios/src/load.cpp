@@ -1,6 +1,8 @@
 #include "mhcsim/scenarios/load.h"
 
 #include <cstdlib>
+#include <filesystem>
+#include <system_error>
 
 #include "check.h"
 #include "mhcsim/input_file.h"
@@ -9,6 +11,9 @@
 
 #ifndef MHCSIM_BUILTIN_DATA_DIR
 #define MHCSIM_BUILTIN_DATA_DIR "scenarios"
+#endif
+#ifndef MHCSIM_INSTALLED_DATA_DIR
+#define MHCSIM_INSTALLED_DATA_DIR "share/mhcsim/scenarios"
 #endif
 
 namespace mhcsim::scenarios {
@@ -75,6 +80,14 @@ std::vector<KeyInfo> scenario_keys() {
 
 std::filesystem::path data_dir() {
   if (const char* env = std::getenv("MHCSIM_DATA_DIR"); env && *env) return env;
+  // An installed mhcsim (cmake --install) has its scenarios beside its executable's folder:
+  // <prefix>/bin/mhcsim and <prefix>/share/mhcsim/scenarios. A build tree has the source's.
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    auto installed = exe.parent_path().parent_path() / MHCSIM_INSTALLED_DATA_DIR;
+    if (std::filesystem::is_regular_file(installed / "deepseek_v3_train.toml", ec)) return installed;
+  }
   return MHCSIM_BUILTIN_DATA_DIR;
 }
 
