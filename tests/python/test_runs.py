@@ -53,6 +53,13 @@ def test_sweep_over_a_grid(small):
     assert rows == mhcsim.sweep(small, ["parallel.micro_batches=16,32", "parallel.pp=8,16"], jobs=1)
 
 
+def test_sweep_equals_the_cli(small, cli_json):
+    rows = mhcsim.sweep(small, {"parallel.micro_batches": [16, 32], "parallel.pp": [8, 16]})
+    sets = [a for o in small.overrides for a in ("--set", o)]
+    cli = cli_json("sweep", *sets, "--sweep", "parallel.micro_batches=16,32", "--sweep", "parallel.pp=8,16")
+    assert rows == cli["rows"]
+
+
 def test_sweep_bad_axis_is_an_error(small):
     with pytest.raises(mhcsim.Error):
         mhcsim.sweep(small, {"parallel.pp": []})
