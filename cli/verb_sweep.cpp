@@ -11,6 +11,7 @@
 #include "mhcsim/error.h"
 #include "mhcsim/scenarios/template.h"
 #include "mhcsim/sweep/evaluators.h"
+#include "mhcsim/sweep/mpi.h"
 #include "mhcsim/sweep/output.h"
 #include "mhcsim/sweep/progress.h"
 #include "mhcsim/version.h"
@@ -109,6 +110,17 @@ void run(const SweepOptions& o) {
                                {"sweep", o.axes},
                                {"model", evaluator.name},
                                {"mhcsim_version", kVersion}};
+  // Under mpirun every rank evaluates its share of the blocks and rank 0 alone prints and writes.
+  const sweep::StreamOptions stream{1024, 0, sweep::mpi_ranks()};
+  if (stream.ranks.rank != 0) {
+    try {
+      sweep::stream_sweep(tpl, grid, evaluator, {o.jobs, {}}, [](const sweep::SweepResult&, int64_t) {}, stream);
+    } catch (const std::exception& e) {
+      std::cerr << "mhcsim: error: rank " << stream.ranks.rank << ": " << e.what() << "\n";
+      sweep::abort_all(1);
+    }
+    return;
+  }
   const bool top = o.top > 0;
   const bool stream_stdout = !top && o.output_prefix.empty();
   sweep::TopPoints best(o.by, top ? o.top : 0);
@@ -136,7 +148,7 @@ void run(const SweepOptions& o) {
     sweep::stream_sweep(tpl, grid, evaluator, run_opts, [&](const sweep::SweepResult& b, int64_t first) {
       also(b, first);
       on_block(b, first);
-    });
+    }, stream);
   };
   if (o.output_prefix.empty())
     run_sweep([](const sweep::SweepResult&, int64_t) {});

@@ -1,6 +1,5 @@
 #include "mhcsim/search/distributed.h"
 
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -10,12 +9,6 @@
 
 namespace mhcsim::search {
 namespace {
-
-int launched_ranks() {
-  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
-    if (const char* v = std::getenv(var)) return std::atoi(v);
-  return 1;
-}
 
 nlohmann::json priced_json(const Priced& p) {
   const Candidate& c = p.candidate;
@@ -57,39 +50,6 @@ std::vector<Priced> list_from(const nlohmann::json& a) {
 }
 
 }  // namespace
-
-bool built_with_mpi() {
-#ifdef MHCSIM_HAVE_MPI
-  return true;
-#else
-  return false;
-#endif
-}
-
-Ranks mpi_ranks() {
-#ifdef MHCSIM_HAVE_MPI
-  static const Ranks ranks = [] {
-    Ranks r;
-    if (launched_ranks() <= 1) return r;
-    int started = 0;
-    MPI_Initialized(&started);
-    if (!started) {
-      MPI_Init(nullptr, nullptr);
-      std::atexit([] {
-        int done = 0;
-        MPI_Finalized(&done);
-        if (!done) MPI_Finalize();
-      });
-    }
-    MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &r.size);
-    return r;
-  }();
-  return ranks;
-#else
-  return {};
-#endif
-}
 
 nlohmann::json to_json(const Partial& p) {
   return {{"pruned", p.pruned.points},         {"dividing_points", p.dividing_points},

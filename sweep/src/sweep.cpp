@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <cstring>
+#include <stdexcept>
 #include <exception>
 #include <mutex>
 #include <system_error>
@@ -22,23 +24,26 @@ using Clock = std::chrono::steady_clock;
 // the sink takes it, and no worker starts block b before the sink has taken block b - window.
 struct Shared {
   Shared(scenarios::ScenarioTemplate& s, const Grid& g, const Evaluator& e,
-         const std::vector<std::vector<int>>& h, int64_t block, int64_t window)
+         const std::vector<std::vector<int>>& h, int64_t block, int64_t window, Ranks r)
       : scenario(s), grid(g), evaluator(e), handles(h), block_points(block),
-        blocks((g.size() + block - 1) / block), slots(static_cast<size_t>(window)),
-        slot_block(static_cast<size_t>(window), -1) {}
+        blocks((g.size() + block - 1) / block), ranks(r),
+        my_blocks(blocks > r.rank ? (blocks - r.rank + r.size - 1) / r.size : 0),
+        slots(static_cast<size_t>(window)), slot_block(static_cast<size_t>(window), -1) {}
   scenarios::ScenarioTemplate& scenario;
   const Grid& grid;
   const Evaluator& evaluator;
   const std::vector<std::vector<int>>& handles;  // [axis][value] -> prepared override
   const int64_t block_points;
   const int64_t blocks;
-  std::atomic<int64_t> next{0};  // next block a worker takes
+  const Ranks ranks;        // this rank evaluates blocks rank, rank + size, ...
+  const int64_t my_blocks;  // how many: the k-th is block rank + k x size
+  std::atomic<int64_t> next{0};  // next of this rank's blocks (k) a worker takes
   std::atomic<int64_t> done{0};  // points evaluated
   std::mutex mutex;
   std::condition_variable ready, free;
   std::vector<SweepResult> slots;
-  std::vector<int64_t> slot_block;  // the block each slot holds, -1: empty
-  int64_t taken = 0;                // blocks the sink has taken
+  std::vector<int64_t> slot_block;  // this rank's block (k) each slot holds, -1: empty
+  int64_t taken = 0;                // of this rank's blocks, how many the sink has taken
   bool stop = false;
   std::exception_ptr error;
 
@@ -87,20 +92,21 @@ void worker(Shared& sh) {
   std::vector<int32_t> idx;
   std::vector<int> chosen(sh.grid.axes().size());
   try {
-    for (int64_t b; (b = sh.next.fetch_add(1)) < sh.blocks;) {
+    for (int64_t k; (k = sh.next.fetch_add(1)) < sh.my_blocks;) {
       {
         std::unique_lock<std::mutex> lock(sh.mutex);
-        sh.free.wait(lock, [&] { return sh.stop || b < sh.taken + sh.window(); });
+        sh.free.wait(lock, [&] { return sh.stop || k < sh.taken + sh.window(); });
         if (sh.stop) return;
       }
+      const int64_t b = sh.ranks.rank + k * sh.ranks.size;
       const int64_t begin = b * sh.block_points, end = std::min(sh.grid.size(), begin + sh.block_points);
       SweepResult block = empty_block(sh, end - begin);
       for (int64_t p = begin; p < end; ++p) evaluate_point(sh, block, p, p - begin, idx, chosen);
       sh.done.fetch_add(end - begin);
       const std::lock_guard<std::mutex> lock(sh.mutex);
-      const auto slot = static_cast<size_t>(b % sh.window());
+      const auto slot = static_cast<size_t>(k % sh.window());
       sh.slots[slot] = std::move(block);
-      sh.slot_block[slot] = b;
+      sh.slot_block[slot] = k;
       sh.ready.notify_all();
     }
   } catch (...) {
@@ -126,28 +132,83 @@ std::vector<std::thread> start_workers(Shared& sh, int threads) {
   return pool;
 }
 
-// The sink's side: takes the blocks in order, drawing progress about every 100 ms.
+// A block as bytes for another rank (doubles bit for bit) and back.
+std::string to_bytes(const SweepResult& b) {
+  std::string out;
+  auto put = [&](const void* p, size_t n) { out.append(static_cast<const char*>(p), n); };
+  put(&b.points, sizeof b.points);
+  put(b.value_index.data(), b.value_index.size() * sizeof(int32_t));
+  put(b.values.data(), b.values.size() * sizeof(double));
+  for (const auto& r : b.reasons) {
+    const auto n = static_cast<uint32_t>(r.size());
+    put(&n, sizeof n);
+    put(r.data(), r.size());
+  }
+  return out;
+}
+
+SweepResult from_bytes(const Shared& sh, const std::string& in) {
+  size_t at = 0;
+  auto get = [&](void* p, size_t n) {
+    if (at + n > in.size()) throw std::runtime_error("sweep: a block from another rank is cut short");
+    std::memcpy(p, in.data() + at, n);
+    at += n;
+  };
+  int64_t points = 0;
+  get(&points, sizeof points);
+  SweepResult b = empty_block(sh, points);
+  get(b.value_index.data(), b.value_index.size() * sizeof(int32_t));
+  get(b.values.data(), b.values.size() * sizeof(double));
+  for (auto& r : b.reasons) {
+    uint32_t n = 0;
+    get(&n, sizeof n);
+    r.resize(n);
+    get(r.data(), n);
+  }
+  return b;
+}
+
+// Takes this rank's k-th block from its slot once a worker has put it there, drawing progress
+// about every 100 ms while it waits. False when the sweep stopped.
+bool take(Shared& sh, int64_t k, const SweepOptions& options, Clock::time_point& last_draw, SweepResult& out) {
+  std::unique_lock<std::mutex> lock(sh.mutex);
+  const auto slot = static_cast<size_t>(k % sh.window());
+  while (!sh.stop && sh.slot_block[slot] != k) {
+    sh.ready.wait_for(lock, std::chrono::milliseconds(100));
+    if (options.progress && Clock::now() - last_draw >= std::chrono::milliseconds(100)) {
+      lock.unlock();
+      options.progress(sh.done.load() * sh.ranks.size, sh.grid.size());
+      last_draw = Clock::now();
+      lock.lock();
+    }
+  }
+  if (sh.stop) return false;
+  out = std::move(sh.slots[slot]);
+  sh.slot_block[slot] = -1;
+  sh.taken = k + 1;
+  sh.free.notify_all();
+  return true;
+}
+
+// The sink's side: rank 0 (or the only rank) hands every block to the sink in point order,
+// its own from the slots and the others' as they arrive; other ranks send theirs to rank 0.
 void drain(Shared& sh, const SweepOptions& options, const BlockSink& sink) {
   auto last_draw = Clock::now();
+  const int size = sh.ranks.size;
+  if (sh.ranks.rank != 0) {
+    for (int64_t k = 0; k < sh.my_blocks; ++k) {
+      SweepResult block;
+      if (!take(sh, k, options, last_draw, block)) return;
+      send_to_root(to_bytes(block));
+    }
+    return;
+  }
   for (int64_t b = 0; b < sh.blocks; ++b) {
     SweepResult block;
-    {
-      std::unique_lock<std::mutex> lock(sh.mutex);
-      const auto slot = static_cast<size_t>(b % sh.window());
-      while (!sh.stop && sh.slot_block[slot] != b) {
-        sh.ready.wait_for(lock, std::chrono::milliseconds(100));
-        if (options.progress && Clock::now() - last_draw >= std::chrono::milliseconds(100)) {
-          lock.unlock();
-          options.progress(sh.done.load(), sh.grid.size());
-          last_draw = Clock::now();
-          lock.lock();
-        }
-      }
-      if (sh.stop) return;
-      block = std::move(sh.slots[slot]);
-      sh.slot_block[slot] = -1;
-      sh.taken = b + 1;
-      sh.free.notify_all();
+    if (b % size == 0) {
+      if (!take(sh, b / size, options, last_draw, block)) return;
+    } else {
+      block = from_bytes(sh, receive_from(static_cast<int>(b % size)));
     }
     sink(block, b * sh.block_points);
   }
@@ -173,7 +234,7 @@ void stream_sweep(scenarios::ScenarioTemplate& scenario, const Grid& grid, const
                                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int64_t block = std::max<int64_t>(1, stream.block_points);
   const int64_t window = stream.window_blocks > 0 ? stream.window_blocks : 4 * int64_t{threads};
-  Shared sh(scenario, grid, evaluator, handles, block, window);
+  Shared sh(scenario, grid, evaluator, handles, block, window, stream.ranks);
   std::vector<std::thread> pool = start_workers(sh, threads);
   try {
     drain(sh, options, sink);

@@ -232,7 +232,7 @@ TEST_CASE("streamed sweeps: blocks in point order, the same results, and the sam
     ++blocks;
     reasons.insert(reasons.end(), block.reasons.begin(), block.reasons.end());
     top.add(block, first);
-  }, {7, 2});
+  }, {7, 2, {}});
   CHECK(next == grid.size());
   CHECK(blocks == (grid.size() + 6) / 7);
   CHECK(reasons == whole.reasons);
@@ -246,6 +246,6 @@ TEST_CASE("streamed sweeps: blocks in point order, the same results, and the sam
   CHECK_THROWS_WITH(stream_sweep(c, grid, toy(), {3, {}},
                                  [](const SweepResult&, int64_t first) {
                                    if (first > 0) throw std::runtime_error("disk full");
-                                 }, {16, 2}),
+                                 }, {16, 2, {}}),
                     "disk full");
 }

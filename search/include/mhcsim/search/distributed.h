@@ -8,17 +8,12 @@
 #include <nlohmann/json.hpp>
 
 #include "mhcsim/search/search.h"
+#include "mhcsim/sweep/mpi.h"
 
 namespace mhcsim::search {
 
-struct Ranks {
-  int rank = 0;
-  int size = 1;
-};
-// Starts MPI on the first call when the process was launched by mpirun with more than one
-// rank (OMPI_COMM_WORLD_SIZE or PMI_SIZE > 1), and finalises it at exit.
-Ranks mpi_ranks();
-bool built_with_mpi();
+using sweep::Ranks;      // sweep/mpi.h: which rank this process is
+using sweep::mpi_ranks;
 
 // The partial as JSON and back (doubles round-trip exactly), for the gather.
 nlohmann::json to_json(const Partial& p);

@@ -11,6 +11,7 @@
 #include "mhcsim/scenarios/template.h"
 #include "mhcsim/sweep/evaluator.h"
 #include "mhcsim/sweep/grid.h"
+#include "mhcsim/sweep/mpi.h"
 
 namespace mhcsim::sweep {
 
@@ -42,9 +43,13 @@ struct SweepResult {
 // does not grow with the number of points, and whatever the sink does (formatting, writing)
 // stays off the evaluation threads. A sink that throws stops the workers; the error leaves
 // after they have stopped, as does the first non-input error an evaluation raised.
+// Under mpirun (`ranks` from mpi_ranks()), block b is evaluated by rank b % size, and every rank
+// sends its blocks to rank 0, whose sink alone is called, with every block in point order, as
+// in one process; the sink of the other ranks is never called.
 struct StreamOptions {
   int64_t block_points = 1024;
   int64_t window_blocks = 0;  // 0: 4 per thread
+  Ranks ranks;
 };
 using BlockSink = std::function<void(const SweepResult& block, int64_t first_point)>;
 void stream_sweep(scenarios::ScenarioTemplate& scenario, const Grid& grid, const Evaluator& evaluator,
