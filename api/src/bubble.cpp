@@ -19,7 +19,7 @@ reports::Table bubble_table(const Scenario& base) {
                     {"w_s", "W (ms)", 2, 1e3},
                     {"fb_s", "F&B (ms)", 2, 1e3},
                     {"bubble_s", "bubble (s)", 3},
-                    {"bubble_pct", "bubble (%)", 2},
+                    {"bubble_fraction", "bubble (%)", 2, 100.0},
                     {"step_s", "step (s)", 3},
                     {"parameter_factor", "params (x)", 0},
                     {"activation_chunks", "act (chunks)"},
@@ -37,7 +37,7 @@ reports::Table bubble_table(const Scenario& base) {
       const auto chunks = cost::pipeline_activation_chunks(sched, s.parallel.pp, s.parallel.micro_batches,
                                                            s.parallel.virtual_stages);
       t.add_row({name, e.layers_per_chunk, e.phases.f, e.phases.b, e.phases.w, e.phases.fb, e.bubble_seconds,
-                 e.bubble_fraction() * 100, e.step_seconds, cost::pipeline_parameter_factor(sched), chunks,
+                 e.bubble_fraction(), e.step_seconds, cost::pipeline_parameter_factor(sched), chunks,
                  static_cast<double>(chunks) * e.chunk.activation_bytes,
                  sched == Schedule::Interleaved1F1B ? "v = " + std::to_string(s.parallel.virtual_stages) : ""});
     } catch (const SpecError& err) {

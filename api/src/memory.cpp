@@ -22,7 +22,7 @@ std::vector<reports::Quantity> training_quantities(const Scenario& s) {
           {"mhc_recompute_saved_bytes", "saved by mHC recompute", m.mhc_recompute_saved_bytes, "GiB", 1.0 / kGiB, 2},
           {"total_bytes", "total", m.total_bytes(), "GiB", 1.0 / kGiB, 2},
           {"hbm_bytes", "HBM", m.hbm_bytes, "GiB", 1.0 / kGiB, 2},
-          {"fits", "fits", std::string(m.fits() ? "yes" : "no"), ""}};
+          {"fits", "fits", m.fits(), ""}};
 }
 
 std::vector<reports::Quantity> serving_quantities(const Scenario& s) {

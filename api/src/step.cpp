@@ -21,7 +21,7 @@ std::vector<reports::Quantity> training_quantities(const Scenario& s) {
           {"chunk_exposed_a2a_s", "exposed all-to-all per chunk visit (F + B)", e.exposed_a2a_seconds, "ms", 1e3},
           {"chunk_mhc_forward_s", "chunk mHC kernels, forward", c.mhc_forward_seconds, "ms", 1e3},
           {"chunk_pp_send_s", "chunk stage-boundary send", c.pp_send_seconds, "ms", 1e3},
-          {"chunk_has_lm_head", "slowest chunk is the last stage (LM head)", std::string(c.has_head ? "yes" : "no"), ""},
+          {"chunk_has_lm_head", "slowest chunk is the last stage (LM head)", c.has_head, ""},
           {"chunk_gemm_s", "chunk GEMMs (F + B + W + recompute)", c.kind_seconds[0], "ms", 1e3},
           {"chunk_attention_core_s", "chunk attention core", c.kind_seconds[1], "ms", 1e3},
           {"chunk_memory_bound_s", "chunk memory-bound ops", c.kind_seconds[2], "ms", 1e3},
@@ -30,15 +30,15 @@ std::vector<reports::Quantity> training_quantities(const Scenario& s) {
           {"exposed_comm_s", "exposed communication per rank (EP, PP)",
            e.exposed_a2a_per_rank_seconds + e.pp_exposed_seconds, "s"},
           {"bubble_s", "pipeline bubble", e.bubble_seconds, "s"},
-          {"bubble_fraction", "bubble share of the step", e.bubble_fraction() * 100, "%", 1.0, 2},
+          {"bubble_fraction", "bubble share of the step", e.bubble_fraction(), "%", 100.0, 2},
           {"dp_sync_s", "exposed DP gradient sync", e.dp_sync_seconds, "s"},
           {"step_s", "step time", e.step_seconds, "s"},
           {"tokens_per_step", "tokens per step", e.tokens_per_step, "tokens", 1.0, 0},
           {"tokens_per_s", "throughput", e.tokens_per_second, "tokens/s", 1.0, 0},
           {"training_flops_per_token", "training FLOPs per token (non-causal)", e.training_flops_per_token, "GFLOP", 1e-9, 1},
           {"training_flops_per_token_causal", "training FLOPs per token (causal)", e.training_flops_per_token_causal, "GFLOP", 1e-9, 1},
-          {"mfu", "MFU vs BF16 peak (non-causal)", e.mfu * 100, "%", 1.0, 2},
-          {"mfu_causal", "MFU vs BF16 peak (causal)", e.mfu_causal * 100, "%", 1.0, 2},
+          {"mfu", "MFU vs BF16 peak (non-causal)", e.mfu, "%", 100.0, 2},
+          {"mfu_causal", "MFU vs BF16 peak (causal)", e.mfu_causal, "%", 100.0, 2},
           {"gpu_hours_per_1t_tokens", "GPU-hours per 1T tokens", e.gpu_hours_per_trillion_tokens, "K GPU-h", 1e-3, 1},
           {"gpu_hours_for_budget", "GPU-hours for the token budget", e.gpu_hours_for_budget, "M GPU-h", 1e-6, 3}};
 }
@@ -101,7 +101,7 @@ reports::Table step_ops_table(const Scenario& s) {
                             ? fmt::format("{} x {} x {}{}", g.m, g.n, g.k, g.groups > 1 ? fmt::format(" ({})", g.groups) : "")
                             : "";
     t.add_row({std::string(o.name), std::string(cost::to_string(o.kind)), shape, sec.forward, sec.backward_input,
-               sec.backward_weight, std::string(o.recomputed ? "yes" : "no"), o.saved_bytes});
+               sec.backward_weight, o.recomputed, o.saved_bytes});
   }
   return t;
 }

@@ -42,7 +42,7 @@ reports::Table validation_table(const Validation& v) {
                     {"source", "source"}});
   for (const auto& row : v.report.rows)
     t.add_row({row.case_name, row.metric, row.published, row.predicted, row.delta_pct,
-               std::string(row.held_out ? "yes" : "no"), row.source});
+               row.held_out, row.source});
   return t;
 }
 

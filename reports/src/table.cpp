@@ -14,6 +14,7 @@ std::string cell_text(const Cell& c, int precision, double scale) {
       [&](const auto& v) -> std::string {
         using T = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<T, std::monostate>) return "-";
+        else if constexpr (std::is_same_v<T, bool>) return v ? "yes" : "no";
         else if constexpr (std::is_same_v<T, int64_t>)
           return scale == 1.0 ? fmt::format("{}", v)
                               : fmt::format("{:.{}f}", static_cast<double>(v) * scale, precision);

@@ -21,12 +21,24 @@ check_json a2a_tokens 'assert find(d, "tokens") == 128' -- a2a -s "$V3T" --token
 check_json bubble_rows 'b = {r["schedule"]: r["bubble_s"] for r in d}; assert len(b) == 5 and b["dualpipe"] < b["1f1b"], b' -- bubble -s "$V3T" --set parallel.micro_batches=32
 check bubble_odd_pp 0 "dualpipe .*even" -- "$M" bubble -s "$V3T" --set parallel.schedule=1f1b --set parallel.pp=15 --set parallel.extra_stage_layers=14 --set hardware.gpus=1920
 # Memory: V3 training fits 80 GiB with its selective recompute, not without.
-check_json memory_fits 'assert find(d, "fits") == "yes" and finite(d)' -- memory -s "$V3T"
+check_json memory_fits 'assert find(d, "fits") is True and finite(d)' -- memory -s "$V3T"
 # The result is printed, then exit code 3 says it does not fit (README, Using it).
-want_rc=3 check_json memory_oom 'assert find(d, "fits") == "no"' -- memory -s "$V3T" --set parallel.activation_recompute=none
+want_rc=3 check_json memory_oom 'assert find(d, "fits") is False' -- memory -s "$V3T" --set parallel.activation_recompute=none
 # Step: training composes (how near the measured 19.926 s it lands is `mhcsim validate`'s
 # question); serving answers tokens/s per node and GPUs for the load.
 check_json step_train 'assert abs(find(d, "tokens_per_s") * find(d, "step_s") / find(d, "tokens_per_step") - 1) < 1e-9 and find(d, "chunk_gemm_s") > 0' -- step -s "$V3T"
+# One schema: ratios are fractions in every verb's JSON (percent only in tables), booleans are
+# booleans; step and sweep give the same MFU and bubble for the same point (issue 17).
+check_json step_fractions 'assert 0 < find(d, "mfu") < 1 and 0 <= find(d, "bubble_fraction") < 1 and find(d, "chunk_has_lm_head") in (True, False)' -- step -s "$V3T"
+"$M" step -s "$V3T" --json >"$tmp/step.json" 2>/dev/null
+"$M" sweep -s "$V3T" --sweep parallel.pp=16 --json >"$tmp/sweep.json" 2>/dev/null
+if python3 - "$tmp/step.json" "$tmp/sweep.json" <<'PY'
+import json, sys
+step = json.load(open(sys.argv[1])); row = json.load(open(sys.argv[2]))["rows"][0]
+for s_key, w_key in (("mfu", "mfu"), ("bubble_fraction", "bubble_fraction"), ("step_s", "step_time_s")):
+    assert abs(step[s_key] - row[w_key]) <= 1e-12 * abs(row[w_key]), (s_key, step[s_key], row[w_key])
+PY
+then pass step_sweep_same_fractions; else fail "step_sweep_same_fractions: step --json and sweep --json disagree"; fi
 check_json step_decode 'assert 14.8e3 <= find(d, "tokens_per_s_per_node") <= 29.6e3 and find(d, "gpus_for_target") > 0' -- step -s "$V3S"
 check step_prefill 0 "time to first token +[0-9.]+ ms" -- "$M" step -s "$V3S" --set workload.phase=prefill
 check step_units 0 "step time +[0-9.]+ s" -- "$M" step -s "$V3T"

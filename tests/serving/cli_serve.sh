@@ -14,7 +14,7 @@ check_json serve_json "
 r = d['runs'][0]
 assert finite(d) and r['requests'] == 300, r
 for k in ['ttft_p50_s','ttft_p90_s','ttft_p99_s','tpot_p99_s','e2e_p99_s','input_tokens_per_s_per_gpu',
-          'output_tokens_per_s_per_node','goodput_per_s','kv_utilisation_mean_pct','cost_per_million_output_usd']:
+          'output_tokens_per_s_per_node','goodput_per_s','kv_utilisation_mean','cost_per_million_output_usd']:
     assert k in r, k
 assert r['ttft_p50_s'] <= r['ttft_p99_s'] and r['output_tokens'] == 300 * 256
 assert len(r['kv_utilisation_series']) > 0

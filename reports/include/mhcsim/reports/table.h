@@ -18,7 +18,8 @@ struct Column {
   double text_scale = 1.0;  // text shows value * text_scale (e.g. 1e3 for s -> ms)
 };
 
-using Cell = std::variant<std::monostate, int64_t, double, std::string>;
+// bool prints "yes"/"no" in tables and stays a boolean in JSON.
+using Cell = std::variant<std::monostate, bool, int64_t, double, std::string>;
 
 // A cell as the text table prints it: value x scale with `precision` digits, "-" when empty.
 std::string format_cell(const Cell& cell, int precision = 3, double scale = 1.0);
