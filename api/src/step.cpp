@@ -31,7 +31,7 @@ std::vector<reports::Quantity> training_quantities(const Scenario& s) {
            e.exposed_a2a_per_rank_seconds + e.pp_exposed_seconds, "s"},
           {"bubble_s", "pipeline bubble", e.bubble_seconds, "s"},
           {"bubble_fraction", "bubble share of the step", e.bubble_fraction(), "%", 100.0, 2},
-          {"dp_sync_s", "exposed DP gradient sync", e.dp_sync_seconds, "s"},
+          {"dp_sync_s", "exposed DP sync (gradients; ZeRO-3 weight gathers)", e.dp_sync_seconds, "s"},
           {"step_s", "step time", e.step_seconds, "s"},
           {"tokens_per_step", "tokens per step", e.tokens_per_step, "tokens", 1.0, 0},
           {"tokens_per_s", "throughput", e.tokens_per_second, "tokens/s", 1.0, 0},

@@ -107,6 +107,17 @@ StepEstimate step_estimate(const Scenario& s) {
   const double expert_dp = std::max(1.0, d(p.dp * p.tp * p.cp) / d(p.ep));
   e.dp_sync_seconds = (1.0 - p.overlap) * (dp_sync_seconds(s, params.dense * grad, d(p.dp * p.cp)) +
                                            dp_sync_seconds(s, params.experts * grad, expert_dp));
+  // ZeRO-3 keeps 1/DP of the weights, so every micro-batch all-gathers them again before its
+  // forward and before its backward: ZeRO (Rajbhandari et al., SC20, sec. 7) counts Psi of
+  // parameter all-gather in the forward and Psi in the backward per forward-backward pass. A
+  // ring all-gather moves half an all-reduce's bytes.
+  if (p.zero_stage >= 3) {
+    const double weight = bytes_per_element(s.precision.weights);
+    const double gathers = 2.0 * d(p.micro_batches);
+    e.dp_sync_seconds += (1.0 - p.overlap) * gathers * 0.5 *
+                         (dp_sync_seconds(s, params.dense * weight, d(p.dp * p.cp)) +
+                          dp_sync_seconds(s, params.experts * weight, expert_dp));
+  }
 
   e.step_seconds = e.busy_seconds + e.pp_exposed_seconds + e.bubble_seconds + e.dp_sync_seconds;
   e.tokens_per_step = d(p.dp * p.micro_batches * w.micro_batch_seqs * w.seq_len);

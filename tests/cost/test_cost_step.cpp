@@ -184,3 +184,22 @@ TEST_CASE("bad inputs throw SpecError naming the key") {
   s = shipped("deepseek_v3_serve.toml");
   CHECK_THROWS_WITH(step_estimate(s), Catch::Contains("workload.mode"));
 }
+
+TEST_CASE("ZeRO-3 all-gathers the rank's weights before every micro-batch's forward and backward") {
+  // ZeRO (SC20) sec. 7: Psi of parameter all-gather in the forward and Psi in the backward of each
+  // forward-backward pass; ZeRO-1 only syncs gradients once per step.
+  const auto z1 = shipped("deepseek_v3_train.toml");
+  const auto z3 = shipped("deepseek_v3_train.toml", {{"parallel.zero_stage", "3"}});
+  const auto& p = z3.parallel;
+  const auto params = rank_parameters(z3);
+  const double w = bytes_per_element(z3.precision.weights);
+  const auto link = allreduce_rate(z3, true);
+  const double expert_dp = static_cast<double>(p.dp * p.tp * p.cp) / static_cast<double>(p.ep);
+  const double gather = 0.5 * (ring_all_reduce_seconds(link, params.dense * w, static_cast<double>(p.dp * p.cp)) +
+                               ring_all_reduce_seconds(link, params.experts * w, expert_dp));
+  const double expected = (1.0 - p.overlap) * 2.0 * static_cast<double>(p.micro_batches) * gather;
+  const auto e1 = step_estimate(z1), e3 = step_estimate(z3);
+  CHECK(expected > 1.0);  // 240 gathers of the rank's weights over the NICs: seconds, not noise
+  CHECK_THAT(e3.dp_sync_seconds - e1.dp_sync_seconds, WithinRel(expected, 1e-9));
+  CHECK_THAT(e3.step_seconds - e1.step_seconds, WithinRel(expected, 1e-9));
+}
