@@ -27,3 +27,17 @@ function(mhcsim_library name)
   set_property(GLOBAL APPEND PROPERTY MHCSIM_LIBRARIES ${target})
   install(DIRECTORY include/ TYPE INCLUDE PATTERN "*.in" EXCLUDE)
 endfunction()
+
+# mhcsim_bench(NAME SOURCES file... LIBS lib...)
+# A Google Benchmark driver mhcsim_NAME_bench for a library, built when MHCSIM_BUILD_BENCH is on;
+# MHCSIM_SOURCE_DIR lets it read the shipped scenarios.
+function(mhcsim_bench name)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "SOURCES;LIBS")
+  if(NOT MHCSIM_BUILD_BENCH)
+    return()
+  endif()
+  set(target mhcsim_${name}_bench)
+  add_executable(${target} ${arg_SOURCES})
+  target_link_libraries(${target} PRIVATE ${arg_LIBS} benchmark::benchmark mhcsim_warnings)
+  target_compile_definitions(${target} PRIVATE MHCSIM_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+endfunction()
