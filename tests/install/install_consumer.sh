@@ -2,9 +2,10 @@
 # `cmake --install` into a temporary prefix, then a project outside the tree finds it with
 # find_package(mhcsim), links mhcsim::cost and prices the installed default scenario; its step
 # time must be the installed CLI's, which finds its scenarios in the prefix.
-# Usage: install_consumer.sh CMAKE BUILD_DIR SOURCE_DIR GENERATOR CXX_COMPILER PYTHON
+# Usage: install_consumer.sh CMAKE BUILD_DIR SOURCE_DIR GENERATOR CXX_COMPILER PYTHON [LINK_FLAGS|-]
 set -euo pipefail
-cmake=$1 build=$2 src=$3 generator=$4 cxx=$5 python=$6
+cmake=$1 build=$2 src=$3 generator=$4 cxx=$5 python=$6 link_flags=${7:--}
+[[ "$link_flags" == - ]] && link_flags=""
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 prefix=$tmp/prefix
@@ -21,7 +22,7 @@ if grep -q "$src" "$prefix"/lib/cmake/mhcsim/*.cmake; then
 fi
 
 "$cmake" -S "$src/tests/install/consumer" -B "$tmp/consumer" -G "$generator" -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_PREFIX_PATH="$prefix" > "$tmp/configure.log" ||
+  -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_EXE_LINKER_FLAGS="$link_flags" > "$tmp/configure.log" ||
   { cat "$tmp/configure.log"; exit 1; }
 "$cmake" --build "$tmp/consumer" > "$tmp/build.log" || { cat "$tmp/build.log"; exit 1; }
 
