@@ -1,6 +1,4 @@
 // `mhcsim hw`: the hardware catalog as a table or JSON.
-#include <algorithm>
-#include <cctype>
 #include <iostream>
 #include <memory>
 
@@ -38,22 +36,6 @@ nlohmann::json entry_json(const scenarios::CatalogEntry& e) {
 }
 }  // namespace
 
-// The entries `hw` lists: a hardware file's first (they override shipped ones of the same
-// name, any case), then the shipped catalog's.
-std::vector<scenarios::CatalogEntry> listed_entries(const std::string& hardware_path) {
-  std::vector<scenarios::CatalogEntry> entries;
-  if (!hardware_path.empty()) entries = *scenarios::hardware_file(hardware_path);
-  const auto same_name = [](std::string_view a, std::string_view b) {
-    return std::ranges::equal(a, b, [](unsigned char x, unsigned char y) { return std::tolower(x) == std::tolower(y); });
-  };
-  const auto overridden = [&](const scenarios::CatalogEntry& e) {
-    return std::ranges::any_of(entries, [&](const auto& x) { return same_name(x.key, e.key); });
-  };
-  for (const auto& e : scenarios::hardware_catalog())
-    if (!overridden(e)) entries.push_back(e);
-  return entries;
-}
-
 void setup_hw(CLI::App& app) {
   struct Options {
     OutputOptions out;
@@ -64,7 +46,7 @@ void setup_hw(CLI::App& app) {
   add_output_options(*cmd, opts->out);
   add_hardware_option(*cmd, opts->hardware_path);
   cmd->callback([opts] {
-    const auto catalog = listed_entries(opts->hardware_path);
+    const auto catalog = scenarios::catalog_entries(opts->hardware_path);
     if (opts->out.json) {
       nlohmann::json doc = nlohmann::json::array();
       for (const auto& e : catalog) doc.push_back(entry_json(e));

@@ -113,6 +113,15 @@ std::shared_ptr<const std::vector<CatalogEntry>> hardware_file(const std::filesy
   return slot;
 }
 
+std::vector<CatalogEntry> catalog_entries(const std::string& hardware_path) {
+  const auto file = hardware_path.empty() ? std::make_shared<const std::vector<CatalogEntry>>()
+                                          : hardware_file(hardware_path);
+  std::vector<CatalogEntry> entries(file->begin(), file->end());
+  for (const auto& e : hardware_catalog())
+    if (!find_in(*file, lower(e.key))) entries.push_back(e);
+  return entries;
+}
+
 const CatalogEntry& find_gpu(const std::string& name, const std::string& key, const std::string& hardware_path) {
   const std::string wanted = lower(name);
   std::string known;

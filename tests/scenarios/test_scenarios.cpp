@@ -204,6 +204,13 @@ TEST_CASE("a hardware file adds and overrides GPUs at run time, relative to its 
   // The file's h800 overrides the shipped H800 (names match in any case).
   const Scenario h = load_scenario(kScenarios / "deepseek_v3_train.toml", {{"hardware.catalog", (dir / "hw.toml").string()}});
   CHECK(h.hardware.gpu.hbm_bytes == 96.0 * (1 << 30));
+  // `hw --hardware` lists the file's two entries first, then the shipped ones but the H800.
+  const auto listed = catalog_entries((dir / "hw.toml").string());
+  REQUIRE(listed.size() == hardware_catalog().size() + 1);
+  CHECK(listed[0].key == "X9");
+  CHECK(listed[1].gpu.name == "H800 with 96 GiB");
+  CHECK(std::count_if(listed.begin(), listed.end(), [](const auto& e) { return e.gpu.name.starts_with("H800"); }) == 1);
+  CHECK(catalog_entries("").size() == hardware_catalog().size());
   // Without the file the shipped H800 stands.
   CHECK(load_scenario(kScenarios / "deepseek_v3_train.toml").hardware.gpu.hbm_bytes == 80.0 * (1 << 30));
   fs::remove_all(dir);

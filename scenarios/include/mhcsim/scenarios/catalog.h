@@ -22,6 +22,9 @@ const std::vector<CatalogEntry>& hardware_catalog();
 // The [gpu.NAME] entries of a hardware file, read and checked once per path for the process.
 // Throws InputError naming file:line: key.
 std::shared_ptr<const std::vector<CatalogEntry>> hardware_file(const std::filesystem::path& path);
+// What hardware.gpu can name with that hardware file ("" = none): the file's entries, then the
+// shipped ones it does not override (names compared in any case).
+std::vector<CatalogEntry> catalog_entries(const std::string& hardware_path);
 // Case-insensitive. Entries of the hardware file at `hardware_path` ("" = none) come first, so
 // a file can override a shipped GPU. Throws InputError(key, "unknown GPU 'X' (expected one of
 // ...)") when absent.
