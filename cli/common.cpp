@@ -116,6 +116,10 @@ Scenario load_scenario(const ScenarioOptions& opts) {
 
 void print_json(const nlohmann::json& doc) { std::cout << doc.dump(2) << "\n"; }
 
+void Output::print_document(nlohmann::json inputs, nlohmann::json results) const {
+  print_json(api::document(meta, std::move(inputs), std::move(results)));
+}
+
 CLI::App* add_scenario_verb(CLI::App& app, const std::string& name, const std::string& help,
                             ScenarioVerbRun run) {
   struct Options {
@@ -126,17 +130,21 @@ CLI::App* add_scenario_verb(CLI::App& app, const std::string& name, const std::s
   auto* cmd = app.add_subcommand(name, help);
   add_scenario_options(*cmd, opts->scn);
   add_output_options(*cmd, opts->out);
-  cmd->callback([opts, run = std::move(run)] { run(load_scenario(opts->scn), opts->out.json); });
+  cmd->callback([opts, name, run = std::move(run)] {
+    const Scenario s = load_scenario(opts->scn);
+    run(s, Output{opts->out.json, {name, s.name, s.path, opts->scn.overrides}});
+  });
   return cmd;
 }
 
-void print_quantities(bool json, const std::string& title, const std::vector<reports::Quantity>& q) {
-  if (json) return print_json(reports::quantities_to_json(q));
+void print_quantities(const Output& out, const std::string& title, const std::vector<reports::Quantity>& q,
+                      nlohmann::json inputs) {
+  if (out.json) return out.print_document(std::move(inputs), reports::quantities_to_json(q));
   reports::print_quantities(std::cout, title, q);
 }
 
-void print_table(bool json, const reports::Table& t) {
-  if (json) return print_json(t.to_json());
+void print_table(const Output& out, const reports::Table& t, nlohmann::json inputs) {
+  if (out.json) return out.print_document(std::move(inputs), {{"rows", t.to_json()}});
   t.print_text(std::cout);
 }
 

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mhcsim/api/document.h"
 #include "mhcsim/reports/table.h"
 #include "mhcsim/scenarios/load.h"
 #include "mhcsim/specs.h"
@@ -19,6 +20,14 @@ namespace mhcsim::cli {
 
 struct OutputOptions {
   bool json = false;
+};
+
+// How a verb prints its answer: aligned text for people, or with --json one document
+// (api/document.h: meta, inputs, results) that schemas/<verb>.schema.json describes.
+struct Output {
+  bool json = false;
+  api::DocumentMeta meta;
+  void print_document(nlohmann::json inputs, nlohmann::json results) const;
 };
 
 struct ScenarioOptions {
@@ -65,15 +74,17 @@ void attach_calibration(Scenario& s);
 void print_json(const nlohmann::json& doc);
 
 // A verb over one scenario: registers -s/--set/--calibration and --json, and when the verb is
-// chosen loads the scenario and calls `run(scenario, json)`. Returns the subcommand so the verb
-// can add its own options (bound to state the `run` closure shares).
-using ScenarioVerbRun = std::function<void(const Scenario& scenario, bool json)>;
+// chosen loads the scenario and calls `run(scenario, output)`. Returns the subcommand so the
+// verb can add its own options (bound to state the `run` closure shares).
+using ScenarioVerbRun = std::function<void(const Scenario& scenario, const Output& out)>;
 CLI::App* add_scenario_verb(CLI::App& app, const std::string& name, const std::string& help,
                             ScenarioVerbRun run);
 
-// Quantities as one JSON object (--json) or as a titled, aligned list with units.
-void print_quantities(bool json, const std::string& title, const std::vector<reports::Quantity>& q);
-// A table as JSON (--json) or aligned text.
-void print_table(bool json, const reports::Table& t);
+// Quantities as the document's results object (--json, beside `inputs`) or as a titled,
+// aligned list with units.
+void print_quantities(const Output& out, const std::string& title, const std::vector<reports::Quantity>& q,
+                      nlohmann::json inputs);
+// A table as the document's results {"rows": [...]} (--json) or aligned text.
+void print_table(const Output& out, const reports::Table& t, nlohmann::json inputs);
 
 }  // namespace mhcsim::cli

@@ -7,7 +7,9 @@ namespace mhcsim::cli {
 
 void setup_bubble(CLI::App& app) {
   add_scenario_verb(app, "bubble", "Pipeline bubble and per-rank memory for every schedule",
-                    [](const Scenario& s, bool json) { print_table(json, api::bubble_table(s)); });
+                    [](const Scenario& s, const Output& out) {
+                      print_table(out, api::bubble_table(s), api::scenario_inputs(s));
+                    });
 }
 
 }  // namespace mhcsim::cli

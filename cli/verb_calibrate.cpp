@@ -99,7 +99,11 @@ void setup_calibrate(CLI::App& app) {
     calib::write_calibration(opts->output, c);
     for (const auto& w : c.warnings) std::cerr << "mhcsim: warning: " << w << "\n";
     if (opts->out.json) {
-      print_json(calib::calibration_to_json(c));
+      // The results are the profile as written (its own file format, read back by --calibration).
+      Output{true, {"calibrate", "", "", {}}}.print_document(
+          {{"from", opts->from}, {"gpu", opts->gpu.empty() ? nlohmann::json() : nlohmann::json(opts->gpu)},
+           {"output", opts->output}},
+          calib::calibration_to_json(c));
     } else {
       print_text(c, opts->report);
       std::cout << "# profile written to " << opts->output

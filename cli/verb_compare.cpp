@@ -39,6 +39,23 @@ struct CompareOptions {
   traces::TraceLimits limits;
 };
 
+constexpr double kPercent = 100.0;  // traces::Comparison keeps errors in percent; JSON has fractions
+
+nlohmann::json compare_inputs(const CompareOptions& o) {
+  const auto or_null = [](const std::string& v) { return v.empty() ? nlohmann::json() : nlohmann::json(v); };
+  return {{"trace", o.trace},           {"simulated_trace", or_null(o.simulated_trace)},
+          {"patterns", or_null(o.patterns)}, {"steps", o.steps},
+          {"window", or_null(o.window)}, {"rank", o.rank},
+          {"list_kernels", o.list_kernels}};
+}
+
+// The document's meta names the simulated scenario when there is one (not with --simulated or
+// --list-kernels).
+Output compare_output(const CompareOptions& o, const std::string& scenario_name) {
+  if (scenario_name.empty()) return {true, {"compare", "", "", {}}};
+  return {true, {"compare", scenario_name, scenario_file(o.scn).string(), o.scn.overrides}};
+}
+
 struct Side {
   std::string what;  // file or scenario name
   traces::KernelTimeline timeline;
@@ -151,7 +168,7 @@ void print_kernels(const CompareOptions& o, const traces::KernelTimeline& t) {
       "process's, {} by a CPU op, {} by a GPU range; {} kept their name's class (annotation of the other kind)",
       s.annotation_ranges, s.by_launch_thread, s.by_launch_process, s.by_cpu_op, s.by_gpu_range, s.kept_name_class);
   if (o.out.json) {
-    print_json({{"trace", o.trace}, {"kernels", table.to_json()}, {"classes_from", sources}});
+    compare_output(o, "").print_document(compare_inputs(o), {{"kernels", table.to_json()}, {"classes_from", sources}});
     return;
   }
   table.print_text(std::cout);
@@ -165,11 +182,11 @@ void print(const CompareOptions& o, const Side& meas, const Side& simu, const tr
                     {"metric", "metric"},
                     {"measured_seconds", "measured (ms)", 3, 1e3},
                     {"simulated_seconds", "simulated (ms)", 3, 1e3},
-                    {"error_pct", "error (%)", 1},
+                    {"error", "error (%)", 1, kPercent},
                     {"note", "note"}});
   for (const auto& r : c.rows)
     t.add_row({r.id, r.metric, r.measured_seconds, r.simulated_seconds,
-               r.error_pct ? reports::Cell{*r.error_pct} : reports::Cell{},
+               r.error_pct ? reports::Cell{*r.error_pct / kPercent} : reports::Cell{},
                r.minor ? reports::Cell{std::string("<1% of step, not ranked")} : reports::Cell{}});
   const auto& src = meas.timeline.sources;
   const std::string scope = fmt::format(
@@ -181,9 +198,9 @@ void print(const CompareOptions& o, const Side& meas, const Side& simu, const tr
   if (o.out.json) {
     auto rows = t.to_json();
     for (auto& r : rows) r["minor"] = r.contains("note") && !r["note"].is_null();
-    print_json({{"measured", meas.what}, {"simulated", simu.what}, {"scope", scope}, {"window_fraction", w.fraction},
-                {"steps", w.steps}, {"rows", rows}, {"mean_abs_error_pct", c.mean_abs_error_pct},
-                {"max_abs_error_pct", c.max_abs_error_pct}, {"minor_rows", c.minor_rows}});
+    compare_output(o, o.simulated_trace.empty() ? simu.what : "").print_document(compare_inputs(o), {{"measured", meas.what}, {"simulated", simu.what}, {"scope", scope}, {"window_fraction", w.fraction},
+                {"steps", w.steps}, {"rows", rows}, {"mean_abs_error", c.mean_abs_error_pct / kPercent},
+                {"max_abs_error", c.max_abs_error_pct / kPercent}, {"minor_rows", c.minor_rows}});
     return;
   }
   t.print_text(std::cout);

@@ -48,10 +48,10 @@ void setup_hw(CLI::App& app) {
   cmd->callback([opts] {
     const auto catalog = scenarios::catalog_entries(opts->hardware_path);
     if (opts->out.json) {
-      nlohmann::json doc = nlohmann::json::array();
-      for (const auto& e : catalog) doc.push_back(entry_json(e));
-      print_json(doc);
-      return;
+      nlohmann::json rows = nlohmann::json::array();
+      for (const auto& e : catalog) rows.push_back(entry_json(e));
+      const auto file = opts->hardware_path.empty() ? nlohmann::json() : nlohmann::json(opts->hardware_path);
+      return Output{true, {"hw", "", "", {}}}.print_document({{"hardware_file", file}}, {{"rows", rows}});
     }
     reports::Table t("hardware catalog (dense peaks; NVLink and NIC per GPU per direction)",
                      {{"gpu", "gpu"},

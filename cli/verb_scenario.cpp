@@ -15,9 +15,9 @@ namespace {
 void print_keys(bool json) {
   const auto keys = scenarios::scenario_keys();
   if (json) {
-    nlohmann::json doc = nlohmann::json::array();
-    for (const auto& k : keys) doc.push_back({{"key", k.key}, {"expected", k.expected}, {"required", k.required}});
-    return print_json(doc);
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& k : keys) rows.push_back({{"key", k.key}, {"expected", k.expected}, {"required", k.required}});
+    return Output{true, {"scenario", "", "", {}}}.print_document({{"keys", true}}, {{"rows", rows}});
   }
   reports::Table t("scenario keys", {{"key", "key"}, {"expected", "expected"}, {"required", "required"}});
   for (const auto& k : keys) t.add_row({k.key, k.expected, std::string(k.required ? "yes" : "")});
@@ -39,7 +39,9 @@ void setup_scenario(CLI::App& app) {
   cmd->callback([opts] {
     if (opts->keys) return print_keys(opts->out.json);
     const Scenario s = load_scenario(opts->scn);
-    if (opts->out.json) return print_json(scenarios::to_json(s));
+    if (opts->out.json)
+      return Output{true, {"scenario", s.name, s.path, opts->scn.overrides}}.print_document({{"keys", false}},
+                                                                                           scenarios::to_json(s));
     const auto& m = s.model;
     const auto& p = s.parallel;
     using reports::Quantity;

@@ -19,7 +19,6 @@
 #include "mhcsim/sim/schedule.h"
 #include "mhcsim/sweep/progress.h"
 #include "mhcsim/units.h"
-#include "mhcsim/version.h"
 #include "verbs.h"
 
 namespace mhcsim::cli {
@@ -117,13 +116,16 @@ void run(const SearchVerbOptions& o) {
                                     : fmt::format("{}..{} ({} sizes)", sizes.front(), sizes.back(), sizes.size()),
                   so.limits.global_batch_seqs, base.workload.seq_len),
       base.hardware.price_per_gpu_hour, simulated);
-  const nlohmann::json meta = {{"scenario", path.string()},
-                               {"overrides", o.scn.overrides},
-                               {"gpus", sizes},
-                               {"max_gpus", o.max_gpus},
-                               {"min_headroom_gib", o.min_headroom_gib},
-                               {"mhcsim_version", kVersion}};
-  const auto doc = search::to_json(r, meta, table, shipped);
+  const nlohmann::json inputs = {{"gpu", base.hardware.gpu.name},
+                                 {"gpus", sizes},
+                                 {"max_gpus", o.max_gpus},
+                                 {"min_headroom_gib", o.min_headroom_gib},
+                                 {"objective", search::objective_name(so.objective)},
+                                 {"global_batch_seqs", so.limits.global_batch_seqs},
+                                 {"tokens_per_sequence", base.workload.seq_len},
+                                 {"simulate", o.simulate}};
+  const auto doc = api::document({"search", base.name, path.string(), o.scn.overrides}, inputs,
+                                 search::to_json(r, table, shipped));
   if (!o.output_prefix.empty()) search::write_json_file(doc, o.output_prefix, o.force);
   if (o.out.json) return print_json(doc);
 

@@ -66,10 +66,26 @@ api::ServeRequest parse(const ServeOptions& o) {
   return p;  // api::serve checks how the options combine
 }
 
-void run_serve(const Scenario& s, bool json, const ServeOptions& o) {
+nlohmann::json serve_inputs(const Scenario& s, const api::ServeRequest& r) {
+  auto in = api::scenario_inputs(s);
+  const auto& c = r.config;
+  const auto or_null = [](const std::string& v) { return v.empty() ? nlohmann::json() : nlohmann::json(v); };
+  in["rate_per_s"] = r.rate_per_s ? nlohmann::json(*r.rate_per_s) : nlohmann::json();
+  in["requests"] = r.requests;
+  in["requests_file"] = or_null(r.requests_file);
+  in["max_rate"] = r.max_rate;
+  in["replicas"] = c.replicas;
+  in["prefill_replicas"] = c.prefill_replicas;
+  in["slo_ttft_s"] = c.slo_ttft_s > 0 ? nlohmann::json(c.slo_ttft_s) : nlohmann::json();
+  in["slo_tpot_s"] = c.slo_tpot_s > 0 ? nlohmann::json(c.slo_tpot_s) : nlohmann::json();
+  in["seed"] = r.seed;
+  return in;
+}
+
+void run_serve(const Scenario& s, const Output& out, const ServeOptions& o) {
   const auto request = parse(o);
   const auto a = api::serve(s, request);
-  if (json) return print_json(api::to_json(s, request, a));
+  if (out.json) return out.print_document(serve_inputs(s, request), api::to_json(s, request, a));
   const auto& c = request.config;
   const std::string pools =
       c.prefill_replicas > 0
@@ -107,7 +123,7 @@ void setup_serve(CLI::App& app) {
   auto* cmd = add_scenario_verb(app, "serve",
                                 "Simulate serving under load: TTFT/TPOT/E2E percentiles, throughput, goodput, KV use, "
                                 "cost; --max-rate and the capacity for the scenario's target",
-                                [o](const Scenario& s, bool json) { run_serve(s, json, *o); });
+                                [o](const Scenario& s, const Output& out) { run_serve(s, out, *o); });
   cmd->add_option("--rate", o->rate, "Poisson arrival rate, requests/s (> 0); with --max-rate the search's start");
   cmd->add_option("--requests", o->requests, "Requests to simulate (default 1000)");
   cmd->add_option("--requests-file", o->requests_file, "CSV or JSONL of arrival_s, input_tokens, output_tokens");

@@ -34,7 +34,10 @@ void setup_simulate(CLI::App& app) {
     const Scenario s = load_scenario(opts->scn);
     const auto run = api::simulate(s, {opts->trace_path, opts->max_sim_ops});
     if (opts->out.json) {
-      print_json(api::to_json(s, run));
+      auto inputs = api::scenario_inputs(s);
+      inputs["trace"] = opts->trace_path.empty() ? nlohmann::json() : nlohmann::json(opts->trace_path);
+      Output{true, {"simulate", s.name, s.path, opts->scn.overrides}}.print_document(std::move(inputs),
+                                                                                     api::to_json(s, run));
       return require_fits(s);
     }
     const auto& sim = run.simulation;

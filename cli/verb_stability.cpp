@@ -101,7 +101,7 @@ nlohmann::json curve_json(const stability::VariantGain& r) {
   return c;
 }
 
-void run_stability(const Scenario& s, bool json, const StabilityOptions& o) {
+void run_stability(const Scenario& s, const Output& out, const StabilityOptions& o) {
   const std::vector<int> iters = iteration_list(o, s);
   const auto variants = stability::standard_variants(iters);
   const int t_max = static_cast<int>(s.model.sinkhorn_iters);
@@ -125,9 +125,8 @@ void run_stability(const Scenario& s, bool json, const StabilityOptions& o) {
   }
   const reports::Table gains =
       gain_table(fmt::format("Composite residual gain over {} mappings, n = {}: {}; {}", depth, n, s.name, source), results);
-  if (json) {
+  if (out.json) {
     nlohmann::json doc;
-    doc["scenario"] = s.name;
     doc["source"] = o.mappings.empty() ? "random" : "file";
     if (!o.mappings.empty()) doc["mappings_file"] = o.mappings;
     doc["n"] = n;
@@ -141,7 +140,9 @@ void run_stability(const Scenario& s, bool json, const StabilityOptions& o) {
     doc["scenario_sinkhorn_iters"] = t_max;
     doc["variants"] = gains.to_json();
     for (size_t k = 0; k < results.size(); ++k) doc["variants"][k]["curve"] = curve_json(results[k]);
-    return print_json(doc);
+    nlohmann::json inputs = {{"n", n}, {"mappings_file", o.mappings.empty() ? nlohmann::json() : nlohmann::json(o.mappings)},
+                             {"samples", samples}, {"seed", o.seed}, {"noise", o.noise}};
+    return out.print_document(std::move(inputs), std::move(doc));
   }
   gains.print_text(std::cout);
   std::cout << "# peak gain: max over depth of max(forward, backward); forward = max absolute row sum, backward = "
@@ -155,7 +156,7 @@ void setup_stability(CLI::App& app) {
   auto o = std::make_shared<StabilityOptions>();
   auto* cmd = add_scenario_verb(app, "stability",
                                 "Composite residual gain of HC vs mHC over depth, Sinkhorn t_max and precision",
-                                [o](const Scenario& s, bool json) { run_stability(s, json, *o); });
+                                [o](const Scenario& s, const Output& out) { run_stability(s, out, *o); });
   auto* n = cmd->add_option("--n", o->n, "Expansion rate n (default: model.mhc.n, or 4 for a plain residual)")
                 ->check(key_flag("model.mhc.n"));
   auto* layers = cmd->add_option("--layers", o->layers, "Transformer layers, 2 mappings each (default: model.layers)")

@@ -8,9 +8,11 @@ namespace mhcsim::cli {
 void setup_step(CLI::App& app) {
   static bool ops = false;
   auto* cmd = add_scenario_verb(app, "step", "Estimate one step: training (compute, comm, bubble, MFU) or serving (decode/prefill)",
-                    [](const Scenario& s, bool json) {
-                      if (ops) return print_table(json, api::step_ops_table(s));
-                      print_quantities(json, api::step_title(s), api::step_quantities(s));
+                    [](const Scenario& s, const Output& out) {
+                      auto inputs = api::scenario_inputs(s);
+                      inputs["ops"] = ops;
+                      if (ops) return print_table(out, api::step_ops_table(s), std::move(inputs));
+                      print_quantities(out, api::step_title(s), api::step_quantities(s), std::move(inputs));
                       require_fits(s);
                     });
   cmd->add_flag("--ops", ops, "List one layer's operations (GEMM shapes, forward / dgrad / wgrad time, saved activations)");

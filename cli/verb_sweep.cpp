@@ -110,6 +110,11 @@ void run(const SweepOptions& o) {
                                {"sweep", o.axes},
                                {"model", evaluator.name},
                                {"mhcsim_version", kVersion}};
+  // --json on stdout is a document (api/document.h); PREFIX.json keeps its manifest (`meta`).
+  const nlohmann::json doc_meta = api::document_meta(
+      {"sweep", base.scenario ? base.scenario->name : "", path.string(), o.scn.overrides});
+  const nlohmann::json inputs = {{"sweep", o.axes}, {"model", evaluator.name},
+                                 {"top", o.top},    {"by", o.top > 0 ? nlohmann::json(o.by) : nlohmann::json()}};
   // Under mpirun every rank evaluates its share of the blocks and rank 0 alone prints and writes.
   const sweep::StreamOptions stream{1024, 0, sweep::mpi_ranks()};
   if (stream.ranks.rank != 0) {
@@ -128,7 +133,7 @@ void run(const SweepOptions& o) {
   bool first_rows = true;
   const std::string title = fmt::format("sweep: {} points ({} model)", grid.size(), evaluator.name);
   if (stream_stdout && o.out.json)
-    std::cout << "{\"meta\": " << meta.dump() << ",\n\"rows\": [";
+    std::cout << "{\"meta\": " << doc_meta.dump() << ",\n\"inputs\": " << inputs.dump() << ",\n\"results\": {\"rows\": [";
   const auto on_block = [&](const sweep::SweepResult& b, int64_t first) {
     feasible += b.feasible_count();
     if (top) best.add(b, first);
@@ -157,7 +162,7 @@ void run(const SweepOptions& o) {
 
   if (stream_stdout) {
     if (o.out.json)
-      std::cout << fmt::format("\n],\n\"points\": {},\n\"feasible_points\": {}}}\n", grid.size(), feasible);
+      std::cout << fmt::format("\n],\n\"points\": {},\n\"feasible_points\": {}}}}}\n", grid.size(), feasible);
     else
       std::cout << fmt::format("# {} points, {} feasible\n", grid.size(), feasible);
     return;
@@ -171,7 +176,9 @@ void run(const SweepOptions& o) {
           : title;
   const auto table = sweep::to_table(kept, shown, 0, static_cast<int64_t>(shown.size()), top_title);
   if (o.out.json) {
-    print_json({{"meta", meta}, {"points", grid.size()}, {"feasible_points", feasible}, {"rows", table.to_json()}});
+    print_json({{"meta", doc_meta},
+                {"inputs", inputs},
+                {"results", {{"points", grid.size()}, {"feasible_points", feasible}, {"rows", table.to_json()}}}});
     return;
   }
   if (top) table.print_text(std::cout);

@@ -36,7 +36,10 @@ void run(const ValidateOptions& o) {
   const auto result = checking ? validate::check(v.report.summary, thresholds) : validate::CheckResult{};
 
   if (o.out.json) {
-    print_json(api::to_json(v, checking ? std::optional(thresholds) : std::nullopt));
+    Output{true, {"validate", "", "", o.overrides}}.print_document(
+        {{"dir", v.dir.string()}, {"check", checking ? nlohmann::json(o.check) : nlohmann::json()},
+         {"calibration", o.calibration_path.empty() ? nlohmann::json() : nlohmann::json(o.calibration_path)}},
+        api::to_json(v, checking ? std::optional(thresholds) : std::nullopt));
   } else {
     api::validation_table(v).print_text(std::cout);
     std::cout << fmt::format("# all: {}\n# held-out only: {}\n", api::summary_text(v.report.summary),

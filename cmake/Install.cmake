@@ -10,6 +10,7 @@ install(FILES scenarios/deepseek_v3_train.toml scenarios/deepseek_v3_serve.toml 
               scenarios/mhc_27b_h100.toml scenarios/README.md
         DESTINATION ${MHCSIM_INSTALL_DATADIR}/scenarios)
 install(DIRECTORY scenarios/validation scenarios/hardware DESTINATION ${MHCSIM_INSTALL_DATADIR}/scenarios)
+install(DIRECTORY schemas/ DESTINATION ${MHCSIM_INSTALL_DATADIR}/schemas)
 
 install(EXPORT mhcsimTargets NAMESPACE mhcsim:: DESTINATION ${MHCSIM_INSTALL_CMAKEDIR})
 set(MHCSIM_RE2_FROM_PKGCONFIG OFF)

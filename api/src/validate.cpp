@@ -5,9 +5,13 @@
 namespace mhcsim::api {
 
 namespace {
+// The validate library keeps differences in percent (its --check thresholds are typed in
+// percent); JSON carries every ratio as a fraction.
+constexpr double kPercent = 100.0;
+
 nlohmann::json summary_json(const validate::Summary& s) {
-  return {{"count", s.count}, {"median_abs_delta_pct", s.median_abs_delta_pct},
-          {"max_abs_delta_pct", s.max_abs_delta_pct}};
+  return {{"count", s.count}, {"median_abs_delta", s.median_abs_delta_pct / kPercent},
+          {"max_abs_delta", s.max_abs_delta_pct / kPercent}};
 }
 
 validate::Summary held_out_summary(const validate::Report& r) {
@@ -37,11 +41,11 @@ reports::Table validation_table(const Validation& v) {
                     {"metric", "metric (unit in name)"},
                     {"published", "published", 3},
                     {"predicted", "predicted", 3},
-                    {"delta_pct", "delta (%)", 1},
+                    {"delta", "delta (%)", 1, kPercent},
                     {"held_out", "held-out"},
                     {"source", "source"}});
   for (const auto& row : v.report.rows)
-    t.add_row({row.case_name, row.metric, row.published, row.predicted, row.delta_pct,
+    t.add_row({row.case_name, row.metric, row.published, row.predicted, row.delta_pct / kPercent,
                row.held_out, row.source});
   return t;
 }
@@ -55,13 +59,14 @@ nlohmann::json to_json(const Validation& v, const std::optional<validate::Thresh
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& r : v.report.rows)
     rows.push_back({{"case", r.case_name}, {"file", r.file}, {"metric", r.metric}, {"published", r.published},
-                    {"predicted", r.predicted}, {"delta_pct", r.delta_pct}, {"held_out", r.held_out},
+                    {"predicted", r.predicted}, {"delta", r.delta_pct / kPercent}, {"held_out", r.held_out},
                     {"source", r.source}});
   nlohmann::json doc = {{"dir", v.dir.string()}, {"cases", v.cases}, {"rows", rows},
                         {"summary", summary_json(v.report.summary)}, {"held_out_summary", summary_json(v.held_out)}};
   if (thresholds) {
     const auto result = validate::check(v.report.summary, *thresholds);
-    doc["check"] = {{"median_pct", thresholds->median_pct}, {"max_pct", thresholds->max_pct},
+    doc["check"] = {{"median_abs_delta_limit", thresholds->median_pct / kPercent},
+                    {"max_abs_delta_limit", thresholds->max_pct / kPercent},
                     {"median_ok", result.median_ok}, {"max_ok", result.max_ok}, {"passed", result.passed()}};
   }
   return doc;

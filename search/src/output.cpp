@@ -130,13 +130,11 @@ nlohmann::json to_json(const Priced& p) {
   return j;
 }
 
-nlohmann::json to_json(const SearchResult& r, const nlohmann::json& meta, const reports::Table& top,
-                       const std::optional<Priced>& shipped) {
+nlohmann::json to_json(const SearchResult& r, const reports::Table& top, const std::optional<Priced>& shipped) {
   nlohmann::json pruned = nlohmann::json::object();
   for (size_t i = 0; i < kPruneReasons; ++i)
     pruned[std::string(prune_name(static_cast<Prune>(i)))] = r.found.pruned.points[i];
-  return {{"meta", meta},
-          {"objective", objective_name(r.objective)},
+  return {{"objective", objective_name(r.objective)},
           {"global_batch_seqs", r.global_batch_seqs},
           {"space_points", r.space_points},
           {"dividing_points", r.found.dividing_points},

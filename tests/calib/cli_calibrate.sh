@@ -28,7 +28,7 @@ assert "alltoall_intra" in p["collectives"] and 0.6 < p["gemm_efficiency"] < 0.8
 assert len(p["residuals"]) == 44 and all("error_pct" in r for r in p["residuals"])
 PY
 "$M" calibrate --from "$DATA" -o "$tmp/q.json" --json > "$tmp/out.json" 2>/dev/null && \
-  python3 -c "import json,sys; json.load(open(sys.argv[1]))['kernels']['hbm_copy']" "$tmp/out.json" \
+  python3 -c "import json,sys; json.load(open(sys.argv[1]))['results']['kernels']['hbm_copy']" "$tmp/out.json" \
   && pass || fail "--json does not parse"
 
 # Bad benchmark input: unknown kernel (file and benchmark named), malformed JSON.

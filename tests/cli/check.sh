@@ -50,7 +50,7 @@ verb_exists() {  # verb_exists VERB: mhcsim --help lists it (read once)
 }
 
 # check_json NAME PYTHON_ASSERTS -- VERB ARGS...: runs `mhcsim VERB ARGS --json`, then the asserts
-# with `d` = the document, `finite(d)` = every number in it is finite and `find(d, key)` = the
+# with `doc` = the document, `d` = its results (api/document.h), `finite(d)` = every number in it is finite and `find(d, key)` = the
 # first value of key anywhere in it. Skipped when VERB is not built. The exit code must be 0, or
 # $want_rc when set (`want_rc=3 check_json ...` for a configuration that does not fit).
 check_json() {
@@ -62,7 +62,8 @@ check_json() {
   fi
   if python3 - "$tmp/out.json" "$asserts" <<'PY'
 import json, math, sys
-d = json.load(open(sys.argv[1]))
+doc = json.load(open(sys.argv[1]))
+d = doc["results"]
 def numbers(x):
     if isinstance(x, dict): return [n for v in x.values() for n in numbers(v)]
     if isinstance(x, list): return [n for v in x for n in numbers(v)]

@@ -11,14 +11,14 @@ MHC="$SRC/scenarios/mhc_27b_h100.toml"
 check traffic_table 0 "read \(KB\)" -- "$M" traffic -s "$MHC" --n 4
 check_json traffic_n1 'assert find(d, "recompute_block") == 0' -- traffic -s "$MHC" --n 1
 # DeepSeek-V3 MLA: 70,272 B per token at BF16; MHA-shaped heads 71.1x more.
-check_json kv_mla 'r = d[0]; assert r["attention"].startswith("mla") and r["bytes_per_token"] == 70272, r' -- kv -s "$V3S" --context 131072 --batch 1
-check_json kv_mha 'r = [x for x in d if x["attention"] == "mha"][0]; assert abs(r["vs_model"] - 71.1) < 0.1, r' -- kv -s "$V3S"
+check_json kv_mla 'r = d["rows"][0]; assert r["attention"].startswith("mla") and r["bytes_per_token"] == 70272, r' -- kv -s "$V3S" --context 131072 --batch 1
+check_json kv_mha 'r = [x for x in d["rows"] if x["attention"] == "mha"][0]; assert abs(r["vs_model"] - 71.1) < 0.1, r' -- kv -s "$V3S"
 check kv_units 0 "per token \(KB\).*seqs/GPU" -- "$M" kv -s "$V3S"
 # DeepEP's accounting: 7,408 B FP8 dispatch and 14,336 B BF16 combine per selected expert.
 check_json a2a_payload 'assert find(d, "dispatch_logical_bytes") == 8 * 7408 and find(d, "combine_logical_bytes") == 8 * 14336' -- a2a -s "$V3T"
 check_json a2a_tokens 'assert find(d, "tokens") == 128' -- a2a -s "$V3T" --tokens 128
 # DualPipe vs 1F1B at PP 16, 32 micro-batches: every schedule a row, DualPipe's bubble smaller.
-check_json bubble_rows 'b = {r["schedule"]: r["bubble_s"] for r in d}; assert len(b) == 5 and b["dualpipe"] < b["1f1b"], b' -- bubble -s "$V3T" --set parallel.micro_batches=32
+check_json bubble_rows 'b = {r["schedule"]: r["bubble_s"] for r in d["rows"]}; assert len(b) == 5 and b["dualpipe"] < b["1f1b"], b' -- bubble -s "$V3T" --set parallel.micro_batches=32
 check bubble_odd_pp 0 "dualpipe .*even" -- "$M" bubble -s "$V3T" --set parallel.schedule=1f1b --set parallel.pp=15 --set parallel.extra_stage_layers=14 --set hardware.gpus=1920
 # Memory: V3 training fits 80 GiB with its selective recompute, not without.
 check_json memory_fits 'assert find(d, "fits") is True and finite(d)' -- memory -s "$V3T"
@@ -34,7 +34,7 @@ check_json step_fractions 'assert 0 < find(d, "mfu") < 1 and 0 <= find(d, "bubbl
 "$M" sweep -s "$V3T" --sweep parallel.pp=16 --json >"$tmp/sweep.json" 2>/dev/null
 if python3 - "$tmp/step.json" "$tmp/sweep.json" <<'PY'
 import json, sys
-step = json.load(open(sys.argv[1])); row = json.load(open(sys.argv[2]))["rows"][0]
+step = json.load(open(sys.argv[1]))["results"]; row = json.load(open(sys.argv[2]))["results"]["rows"][0]
 for s_key, w_key in (("mfu", "mfu"), ("bubble_fraction", "bubble_fraction"), ("step_s", "step_time_s")):
     assert abs(step[s_key] - row[w_key]) <= 1e-12 * abs(row[w_key]), (s_key, step[s_key], row[w_key])
 PY

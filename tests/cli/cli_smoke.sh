@@ -6,7 +6,7 @@ source "$SRC/tests/cli/check.sh"
 check help 0 "hw" -- "$M" --help
 check version 0 "^mhcsim [0-9]+\.[0-9]+" -- "$M" --version
 check hw_table 0 "H800" -- "$M" hw
-"$M" hw --json > "$tmp/hw.json" && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert len(d)>=5 and all('hbm_gb_per_s' in e for e in d)" "$tmp/hw.json" \
+"$M" hw --json > "$tmp/hw.json" && python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['results']['rows']; assert len(d)>=5 and all('hbm_gb_per_s' in e for e in d)" "$tmp/hw.json" \
   && pass || fail "hw --json does not parse"
 sed 's/^layers = 61/layrs = 61/' "$SRC/scenarios/deepseek_v3_train.toml" > "$tmp/typo.toml"
 check typo_key 2 "typo.toml:[0-9]+: model.layrs: unknown key" -- "$M" scenario -s "$tmp/typo.toml"

@@ -29,11 +29,11 @@ fi
 # The installed CLI finds the installed scenarios by itself (no -s, no MHCSIM_DATA_DIR).
 scenario=$prefix/share/mhcsim/scenarios/deepseek_v3_train.toml
 cli() { env -u MHCSIM_DATA_DIR "$prefix/bin/mhcsim" "$@"; }
-default=$(cli scenario --json | "$python" -c 'import json, sys; print(json.load(sys.stdin)["path"])')
+default=$(cli scenario --json | "$python" -c 'import json, sys; print(json.load(sys.stdin)["results"]["path"])')
 [[ $default == "$scenario" ]] || { echo "FAIL: the installed CLI's default scenario is $default, not $scenario"; exit 1; }
 
 got=$("$tmp/consumer/consumer" "$scenario")
-want=$(cli step --json | "$python" -c 'import json, sys; print(repr(json.load(sys.stdin)["step_s"]))')
+want=$(cli step --json | "$python" -c 'import json, sys; print(repr(json.load(sys.stdin)["results"]["step_s"]))')
 "$python" -c 'import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if a == b and a > 0 else 1)' "$got" "$want" ||
   { echo "FAIL: consumer step $got s, installed CLI $want s"; exit 1; }
 echo "ok: consumer built against $prefix, step $got s (the installed CLI's)"

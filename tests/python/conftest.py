@@ -17,7 +17,8 @@ def data_dir():
 
 @pytest.fixture(scope="session")
 def cli_json():
-    """Runs `mhcsim <args> --json` and returns the parsed output."""
+    """Runs `mhcsim <args> --json` and returns the document's results (the CLI wraps them
+    with meta and inputs; the module returns them as they are)."""
     cli = os.environ.get("MHCSIM_CLI")
     if not cli:
         pytest.skip("MHCSIM_CLI is not set (ctest sets it to the built CLI)")
@@ -26,7 +27,7 @@ def cli_json():
         out = subprocess.run([cli, *args, "--json"], check=False, capture_output=True, text=True)
         # Exit 3 is "does not fit": the result is printed all the same.
         assert out.returncode in (0, 3), out.stderr
-        return json.loads(out.stdout)
+        return json.loads(out.stdout)["results"]
 
     return run
 

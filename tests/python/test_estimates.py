@@ -89,7 +89,7 @@ def test_kv_argument_out_of_range_is_an_error(serve):
 def test_bubble_rows(train, cli_json):
     rows = mhcsim.bubble(train)
     assert_rows(rows)
-    assert [r["schedule"] for r in rows] == [r["schedule"] for r in cli_json("bubble")]
+    assert [r["schedule"] for r in rows] == [r["schedule"] for r in cli_json("bubble")["rows"]]
     assert len(rows) == 5
     for r in rows:
         assert r["step_s"] is None or r["step_s"] > 0

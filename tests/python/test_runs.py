@@ -71,7 +71,7 @@ def test_validate_suite():
     assert r["summary"]["count"] == len(r["rows"]) > 0
     assert r["check"]["passed"] is True
     for row in r["rows"]:
-        assert row["delta_pct"] == pytest.approx((row["predicted"] - row["published"]) / row["published"] * 100)
+        assert row["delta"] == pytest.approx((row["predicted"] - row["published"]) / row["published"])
 
 
 def test_serve(data_dir):

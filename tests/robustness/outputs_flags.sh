@@ -84,11 +84,13 @@ expect unknown_verb 2 '^mhcsim: "frob" is not a verb \(expected one of hw, scena
 expect blame_set_key 2 '^mhcsim: --set: parallel.pp: 2048 GPUs do not split into TP 1 x CP 1 x PP 6$' -- \
   step --set parallel.pp=6
 run_bounded step --set workload.token_budget=-0.0 --json
-ok token_budget_negative_zero '((rc == 0)) && ! grep -qE "(^|[^0-9.eE])-0(\.0*)?([^0-9.]|$)" "$tmp/out"'
+# The results, not meta.overrides, which echoes the -0.0 as typed.
+python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1]))["results"]))' "$tmp/out" >"$tmp/results" 2>/dev/null
+ok token_budget_negative_zero '((rc == 0)) && [[ -s $tmp/results ]] && ! grep -qE "(^|[^0-9.eE])-0(\.0*)?([^0-9.]|$)" "$tmp/results"'
 
 # --- One feasibility verdict: what sweep calls out of memory, step/memory/simulate/report say does not fit.
 run_bounded sweep --sweep parallel.pp=2 --json
-reason=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['rows'][0]['reason'])" "$tmp/out" 2>/dev/null)
+reason=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['results']['rows'][0]['reason'])" "$tmp/out" 2>/dev/null)
 ok sweep_says_oom '[[ $reason == "out of memory: "*" GiB per GPU > 80.0 GiB HBM" ]]'
 for verb in step memory simulate; do
   expect "${verb}_does_not_fit" 3 "^mhcsim: does not fit: ${reason//./\\.}\$" -- $verb --set parallel.pp=2

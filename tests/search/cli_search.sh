@@ -9,7 +9,7 @@ check table 0 "best 3 of [0-9]+ priced configurations by step_time" -- "$M" sear
 check pruned_line 0 "^# space: [0-9]+ points; pruned: .*memory [0-9]+" -- "$M" search "${S[@]}" --top 1
 "$M" search "${S[@]}" --top 4 -o "$tmp/s" >/dev/null && python3 - "$tmp/s.json" <<'PY' && pass || fail "search -o: JSON"
 import json, sys
-d = json.load(open(sys.argv[1]))
+d = json.load(open(sys.argv[1]))["results"]
 assert len(d["top"]) == 4, d["top"]
 assert d["top"][0]["differs_from_previous"] == "-" and d["top"][1]["differs_from_previous"] != "same"
 assert sum(d["pruned"].values()) + d["priced_points"] == d["space_points"]

@@ -20,7 +20,7 @@ done
 # Both ranks cut the same points and price their own: the counts add up as in one process.
 python3 - "$tmp/two/s.json" <<'PY' && pass || fail "merged counts"
 import json, sys
-d = json.load(open(sys.argv[1]))
+d = json.load(open(sys.argv[1]))["results"]
 assert sum(d["pruned"].values()) + d["priced_points"] == d["space_points"]
 PY
 summary search_mpi

@@ -33,7 +33,7 @@ python3 - "$tmp/s.csv" "$tmp/s.json" "$tmp/out.json" "$tmp/text.txt" "$POINTS" "
 import csv, json, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 doc = json.load(open(sys.argv[2]))
-out = json.load(open(sys.argv[3]))
+out = json.load(open(sys.argv[3]))["results"]
 text = [l for l in open(sys.argv[4]) if not l.startswith("#")]
 points, last_mb = int(sys.argv[5]), sys.argv[6]
 assert len(rows) == len(doc["points"]) == len(out["rows"]) == len(text) == points == out["points"]

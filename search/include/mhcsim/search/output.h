@@ -34,11 +34,11 @@ reports::Table top_table(const std::vector<Priced>& rows, const std::string& tit
                          const std::vector<Simulated>& simulated = {});
 // One Priced point as a JSON object (parameters and metrics).
 nlohmann::json to_json(const Priced& p);
-// {"meta", "objective", "global_batch_seqs", "space_points", "dividing_points", "priced_points",
-//  "pruned": {reason: points}, "top": top's rows, "shipped": {...} or null,
-//  "pareto": {"throughput_vs_memory": [...], "throughput_vs_gpus": [...]}}
-nlohmann::json to_json(const SearchResult& r, const nlohmann::json& meta, const reports::Table& top,
-                       const std::optional<Priced>& shipped);
+// The results of a search document (api/document.h): {"objective", "global_batch_seqs",
+//  "space_points", "dividing_points", "priced_points", "pruned": {reason: points}, "top": top's
+//  rows, "shipped": {...} or null, "pareto": {"throughput_vs_memory": [...],
+//  "throughput_vs_gpus": [...]}}
+nlohmann::json to_json(const SearchResult& r, const reports::Table& top, const std::optional<Priced>& shipped);
 // Writes PREFIX.json atomically; InputError("-o") for a prefix that cannot take it.
 void write_json_file(const nlohmann::json& doc, const std::string& prefix, bool force);
 

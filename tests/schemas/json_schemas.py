@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Every verb's --json against its shipped schema (issue 17): schemas/<verb>.schema.json.
+
+Usage: json_schemas.py MHCSIM SOURCE_DIR
+
+Runs each case below through the real binary, parses the document and validates it with
+Debian's python3-jsonschema (Draft 2020-12). A verb with a --json output and no case here, or a
+schema file with no case, fails the test, so a new verb cannot ship without both.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import jsonschema
+
+M, SRC = sys.argv[1], sys.argv[2]
+SCN = os.path.join(SRC, "scenarios")
+TRAIN = os.path.join(SCN, "deepseek_v3_train.toml")
+SERVE = os.path.join(SCN, "deepseek_v3_serve.toml")
+MHC = os.path.join(SCN, "mhc_27b_h100.toml")
+LLAMA = os.path.join(SCN, "llama3_70b_gqa.toml")
+TRACE = os.path.join(SRC, "fuzz", "seeds", "trace", "kineto_small.json")
+BENCH = os.path.join(SRC, "tests", "calib", "data", "synthetic_h200.json")
+TMP = tempfile.mkdtemp(prefix="mhcsim_schemas_")
+
+# (verb, arguments): the variants of each verb's document (training and serving, flags that
+# change what the results hold).
+CASES = [
+    ("hw", []),
+    ("scenario", ["-s", TRAIN]),
+    ("scenario", ["--keys"]),
+    ("traffic", ["-s", MHC]),
+    ("kv", ["-s", SERVE, "--context", "131072"]),
+    ("kv", ["-s", LLAMA]),
+    ("a2a", ["-s", TRAIN]),
+    ("a2a", ["-s", SERVE]),
+    ("bubble", ["-s", TRAIN]),
+    ("memory", ["-s", TRAIN]),
+    ("memory", ["-s", SERVE]),
+    ("step", ["-s", TRAIN]),
+    ("step", ["-s", SERVE]),
+    ("step", ["-s", LLAMA, "--ops"]),
+    ("simulate", ["-s", MHC]),
+    ("compare", ["--trace", TRACE, "--simulated", TRACE]),
+    ("compare", ["--trace", TRACE, "--list-kernels"]),
+    ("compare", ["--trace", TRACE, "-s", TRAIN, "--steps", "1/120"]),
+    ("calibrate", ["--from", BENCH, "-o", os.path.join(TMP, "profile.json")]),
+    ("sweep", ["-s", TRAIN, "--sweep", "parallel.pp=8,16"]),
+    ("sweep", ["-s", TRAIN, "--sweep", "parallel.pp=8,16", "--top", "1"]),
+    ("search", ["-s", TRAIN, "--gpus", "256", "--top", "2"]),
+    ("validate", []),
+    ("serve", ["-s", SERVE, "--rate", "5", "--requests", "40"]),
+    ("stability", ["-s", MHC, "--samples", "20"]),
+]
+
+
+def run(verb, args):
+    out = subprocess.run([M, verb, *args, "--json"], capture_output=True, text=True, check=False)
+    # 3 is "does not fit": the document is printed all the same.
+    assert out.returncode in (0, 3), f"{verb} {args}: exit {out.returncode}: {out.stderr[:500]}"
+    return json.loads(out.stdout)
+
+
+def main():
+    schema_dir = os.path.join(SRC, "schemas")
+    failures = 0
+    covered = set()
+    for verb, args in CASES:
+        path = os.path.join(schema_dir, f"{verb}.schema.json")
+        schema = json.load(open(path))
+        jsonschema.Draft202012Validator.check_schema(schema)
+        doc = run(verb, args)
+        errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(doc), key=lambda e: list(e.path))
+        if doc.get("meta", {}).get("verb") != verb or doc["meta"].get("schema") != f"schemas/{verb}.schema.json":
+            errors.append(f"meta names {doc.get('meta')} instead of {verb}")
+        covered.add(verb)
+        for e in errors[:5]:
+            where = "/".join(str(p) for p in getattr(e, "path", []))
+            print(f"FAIL {verb} {' '.join(args)}: {where}: {getattr(e, 'message', e)}"[:600])
+        print(f"{'FAIL' if errors else 'PASS'} {verb} {' '.join(os.path.basename(a) for a in args)}")
+        failures += bool(errors)
+    shipped = {f[: -len(".schema.json")] for f in os.listdir(schema_dir) if f.endswith(".schema.json")}
+    help_text = subprocess.run([M, "--help"], capture_output=True, text=True).stdout
+    with_json = set()
+    for line in help_text.splitlines():
+        words = line.split()
+        if line.startswith("  ") and words and words[0].isalpha():
+            h = subprocess.run([M, words[0], "--help"], capture_output=True, text=True).stdout
+            if "--json" in h:
+                with_json.add(words[0])
+    for verb in sorted((shipped | with_json) - covered):
+        print(f"FAIL {verb}: {'a schema without a case' if verb in shipped else 'a --json verb without a schema'}")
+        failures += 1
+    print(f"json_schemas: {len(CASES)} documents, {failures} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
