@@ -20,6 +20,15 @@ CLI::Validator path_flag(const char* expected) {
           ""};
 }
 
+CLI::Validator output_prefix_flag(const char* expected) {
+  return {[expected](std::string& text) -> std::string {
+            for (const std::string_view ext : {".csv", ".json"})
+              if (text.size() > ext.size() && text.ends_with(ext)) text.resize(text.size() - ext.size());
+            return text.empty() ? fmt::format("empty path (expected {})", expected) : "";
+          },
+          ""};
+}
+
 namespace {
 // A flag that must parse whole as a T in [lo, hi]; `kind` and `a_kind` name it in messages
 // ("integer", "an integer"). Numbers must also be finite; an overflow, or a double's underflow

@@ -40,6 +40,9 @@ struct ScenarioOptions {
 // Flag checks for CLI11's ->check(), with the messages scenario keys give ("0 is out of range
 // (expected integer in [1, 4294967296])"), so a flag is held to the same rules as a key.
 CLI::Validator path_flag(const char* expected = "a file name");  // a path: not empty
+// -o PREFIX for verbs that write PREFIX.csv / PREFIX.json: not empty, and a trailing ".csv" or
+// ".json" is dropped (`sweep -o out.csv` writes out.csv and out.json, not out.csv.csv).
+CLI::Validator output_prefix_flag(const char* expected);
 CLI::Validator int_flag(int64_t lo, int64_t hi);   // an integer in [lo, hi]
 CLI::Validator number_flag(double lo, double hi);  // a finite number in [lo, hi]
 // A flag that stands for a scenario key (kv --context for workload.context_len): the key's own

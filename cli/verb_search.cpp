@@ -166,7 +166,7 @@ void setup_search(CLI::App& app) {
   cmd->add_option("--top", opts->top, "Configurations to print")->check(int_flag(1, 100000))->capture_default_str();
   cmd->add_option("-j,--jobs", opts->jobs, "Worker threads (default: all cores)")->check(int_flag(0, 4096));
   cmd->add_option("-o,--output", opts->output_prefix, "Write PREFIX.json (counts, top K, Pareto fronts)")
-      ->check(path_flag("a file prefix, e.g. out/search"));
+      ->transform(output_prefix_flag("a file prefix, e.g. out/search"));
   cmd->add_flag("--force", opts->force, "Replace an existing PREFIX.json");
   cmd->add_flag("--simulate", opts->simulate, "Re-evaluate the top K with the simulator");
   add_sim_budget_option(*cmd, opts->max_sim_ops);

@@ -215,7 +215,7 @@ void setup_sweep(CLI::App& app) {
   cmd->add_option("-o,--output", opts->output_prefix,
                   "Write PREFIX.csv and PREFIX.json (all points; the JSON, written last, records the CSV's "
                   "size and hash)")
-      ->check(path_flag("a file prefix, e.g. out/sweep"));
+      ->transform(output_prefix_flag("a file prefix, e.g. out/sweep"));
   cmd->add_flag("--force", opts->force, "Replace existing output files");
   cmd->add_option("--top", opts->top, "Print the K best feasible points")->check(int_flag(1, int64_t{1} << 40));
   add_sim_budget_option(*cmd, opts->max_sim_ops);

@@ -5,6 +5,7 @@
 
 #include "mhcsim/cost/step.h"
 #include "mhcsim/error.h"
+#include "mhcsim/scenarios/schedule_rules.h"
 #include "mhcsim/units.h"
 
 namespace mhcsim::api {
@@ -32,6 +33,12 @@ reports::Table bubble_table(const Scenario& base) {
     s.parallel.schedule = sched;
     if (sched == Schedule::Interleaved1F1B && s.parallel.virtual_stages < 2) s.parallel.virtual_stages = 2;
     const std::string name(to_string(sched));
+    // A schedule the scenario check would refuse at this shape is a row with the reason, as it
+    // is in `step` (not a price for a run that cannot happen).
+    if (const auto problem = scenarios::schedule_problem(s.parallel, false)) {
+      t.add_row({name, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, problem->key + ": " + problem->message});
+      continue;
+    }
     try {
       const auto e = cost::step_estimate(s);
       const auto chunks = cost::pipeline_activation_chunks(sched, s.parallel.pp, s.parallel.micro_batches,

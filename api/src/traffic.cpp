@@ -19,19 +19,22 @@ Traffic traffic(const Scenario& scenario, int64_t n_option) {
   const DType act = s.precision.activations;
   reports::Table t("forward traffic per token per mHC layer, n = " + std::to_string(n) + ", C = " +
                        std::to_string(c) + " (streams " + std::string(to_string(act)) + ", coefficients fp32)",
-                   {{"operation", "operation"},
+                   {{"section", "section"},
+                    {"operation", "operation"},
                     {"read_elems", "read (elems)", 0},
                     {"write_elems", "write (elems)", 0},
                     {"read_bytes", "read (KB)", 2, 1e-3},
                     {"write_bytes", "write (KB)", 2, 1e-3}});
-  auto rows = cost::mhc_table2(n);
-  rows.push_back(cost::residual_merge_row());
-  rows.push_back(cost::mhc_post_res_fused_row(n));
-  rows.push_back(cost::residual_forward_row(ResidualKind::MHC, n, true));
-  for (const auto& r : rows) {
+  // Three sections, each ending in its own total where it has several rows: the paper's Table 2
+  // (mHC unfused), the plain residual it replaces, and mHC with F_post,res fused (sec. 4.3.1).
+  const auto add = [&](const char* section, const cost::TrafficRow& r) {
     const auto b = cost::traffic_bytes(r, c, 1.0, act);
-    t.add_row({r.operation, r.read.elements(c), r.write.elements(c), b.read_bytes, b.write_bytes});
-  }
+    t.add_row({std::string(section), r.operation, r.read.elements(c), r.write.elements(c), b.read_bytes, b.write_bytes});
+  };
+  for (const auto& r : cost::mhc_table2(n)) add("mHC unfused (Table 2)", r);
+  add("plain residual", cost::residual_merge_row());
+  add("mHC fused (4.3.1)", cost::mhc_post_res_fused_row(n));
+  add("mHC fused (4.3.1)", cost::residual_forward_row(ResidualKind::MHC, n, true));
   // In double: the product of four in-range integers can pass int64 (2^24 x 2^20 x 2^20 x 2^32).
   const double tokens = static_cast<double>(s.parallel.dp) * static_cast<double>(s.parallel.micro_batches) *
                         static_cast<double>(s.workload.micro_batch_seqs) * static_cast<double>(s.workload.seq_len);

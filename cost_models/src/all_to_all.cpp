@@ -4,13 +4,10 @@
 #include <cmath>
 
 #include "mhcsim/cost/rates.h"
+#include "as_double.h"
 #include "check.h"
 
 namespace mhcsim::cost {
-
-namespace {
-double d(int64_t v) { return static_cast<double>(v); }
-}  // namespace
 
 double expected_experts_hit(const ModelSpec& m, double tokens) {
   const double e = static_cast<double>(m.routed_experts);

@@ -9,12 +9,12 @@
 #include "mhcsim/cost/memory.h"
 #include "mhcsim/cost/mhc_traffic.h"
 #include "mhcsim/cost/rates.h"
+#include "as_double.h"
 #include "check.h"
 
 namespace mhcsim::cost {
 
 namespace {
-double d(int64_t v) { return static_cast<double>(v); }
 
 void check_workload(const WorkloadSpec& w) {
   check(w.seq_len >= 1, "workload.seq_len", "must be >= 1");

@@ -1,11 +1,11 @@
 #include "mhcsim/cost/flops.h"
 
+#include "as_double.h"
 #include "check.h"
 
 namespace mhcsim::cost {
 
 namespace {
-double d(int64_t v) { return static_cast<double>(v); }
 bool is_mhc(const ModelSpec& m) { return m.residual != ResidualKind::Residual && m.mhc_n > 1; }
 // Query/key and value widths per head.
 double qk_head_dim(const ModelSpec& m) {

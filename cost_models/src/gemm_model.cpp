@@ -1,4 +1,5 @@
 #include "mhcsim/cost/gemm_model.h"
+#include "as_double.h"
 
 #include <algorithm>
 #include <array>
@@ -7,7 +8,6 @@
 namespace mhcsim::cost {
 
 namespace {
-double d(int64_t v) { return static_cast<double>(v); }
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Output tile shapes a Hopper/Ampere GEMM library chooses among: 128 x 256 and 128 x 128 for

@@ -1,16 +1,18 @@
 #include "mhcsim/cost/kv_cache.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
 #include "mhcsim/cost/kernel_bytes.h"
 #include "mhcsim/cost/memory.h"
+#include "as_double.h"
 #include "check.h"
 
 namespace mhcsim::cost {
 
 namespace {
-double d(int64_t v) { return static_cast<double>(v); }
 // PP splits the layers; TP splits KV heads (MLA's single latent head is replicated).
 double kv_shards(const Scenario& s) {
   const auto& m = s.model;
@@ -73,6 +75,41 @@ KvFit kv_fit(const Scenario& s, int64_t context) {
                          kv_shards(s);
   f.sequences = static_cast<int64_t>(std::floor(f.kv_budget_bytes / f.bytes_per_sequence));
   return f;
+}
+
+namespace {
+ModelSpec with_attention(ModelSpec m, AttentionKind kind) {
+  if (m.attention == AttentionKind::MLA)
+    m.head_dim = (m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim) / 2;
+  if (kind == AttentionKind::MLA && m.kv_lora_rank == 0) {
+    m.kv_lora_rank = 512;
+    m.qk_rope_head_dim = 64;
+    m.qk_nope_head_dim = m.v_head_dim = m.head_dim;
+  }
+  if (kind == AttentionKind::GQA && m.attention != AttentionKind::GQA) m.kv_heads = std::min<int64_t>(8, m.heads);
+  m.attention = kind;
+  return m;
+}
+
+std::string shape_of(const ModelSpec& m) {
+  switch (m.attention) {
+    case AttentionKind::MLA: return fmt::format("latent {} + RoPE {}", m.kv_lora_rank, m.qk_rope_head_dim);
+    case AttentionKind::GQA: return fmt::format("{} KV heads x {}", m.kv_heads, m.head_dim);
+    case AttentionKind::MQA: return fmt::format("1 KV head x {}", m.head_dim);
+    case AttentionKind::MHA: return fmt::format("{} KV heads x {}", m.heads, m.head_dim);
+  }
+  return "";
+}
+}  // namespace
+
+std::vector<KvLayout> kv_layouts(const ModelSpec& m) {
+  std::vector<KvLayout> out{{m.attention, true, shape_of(m), m}};
+  for (const auto kind : {AttentionKind::MLA, AttentionKind::GQA, AttentionKind::MQA, AttentionKind::MHA}) {
+    if (kind == m.attention) continue;
+    const ModelSpec v = with_attention(m, kind);
+    out.push_back({kind, false, shape_of(v), v});
+  }
+  return out;
 }
 
 }  // namespace mhcsim::cost

@@ -1,12 +1,9 @@
 #include "layer_bytes.h"
 
 #include "mhcsim/cost/kernel_bytes.h"
+#include "as_double.h"
 
 namespace mhcsim::cost {
-
-namespace {
-double d(int64_t v) { return static_cast<double>(v); }
-}  // namespace
 
 double elementwise_bytes_per_token(const Scenario& s) {
   const auto& m = s.model;

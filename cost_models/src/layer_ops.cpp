@@ -8,12 +8,12 @@
 #include "mhcsim/cost/flops.h"
 #include "mhcsim/cost/kernel_bytes.h"
 #include "mhcsim/cost/mhc_traffic.h"
+#include "as_double.h"
 #include "check.h"
 
 namespace mhcsim::cost {
 
 namespace {
-double d(int64_t v) { return static_cast<double>(v); }
 int64_t ceil_i(double v) { return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(v - 1e-9))); }
 
 // Everything the builder needs about the scenario, resolved once.

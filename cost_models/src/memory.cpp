@@ -8,12 +8,12 @@
 #include "mhcsim/cost/kv_cache.h"
 #include "mhcsim/cost/mhc_traffic.h"
 #include "mhcsim/cost/pipeline.h"
+#include "as_double.h"
 #include "check.h"
 
 namespace mhcsim::cost {
 
 namespace {
-double d(int64_t v) { return static_cast<double>(v); }
 bool is_mhc(const ModelSpec& m) { return m.residual != ResidualKind::Residual && m.mhc_n > 1; }
 
 void validate_parallel(const Scenario& s) {

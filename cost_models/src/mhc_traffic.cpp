@@ -2,12 +2,12 @@
 
 #include <cmath>
 
+#include "as_double.h"
 #include "check.h"
 
 namespace mhcsim::cost {
 
 namespace {
-double d(int64_t v) { return static_cast<double>(v); }
 void require_n(int64_t n) { check(n >= 1, "model.mhc_n", "expansion rate must be >= 1"); }
 TrafficRow sum_rows(std::string name, const std::vector<TrafficRow>& rows) {
   TrafficRow s{std::move(name), {}, {}};

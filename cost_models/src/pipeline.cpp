@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <string>
 
+#include "as_double.h"
 #include "check.h"
 
 namespace mhcsim::cost {
 
 namespace {
-double d(int64_t v) { return static_cast<double>(v); }
 
 // The shapes the reference implementations accept (DualPipe README, dualpipe.py/dualpipev.py).
 void require_shape(Schedule s, int64_t pp, int64_t m, int64_t v) {

@@ -15,11 +15,11 @@
 #include "mhcsim/cost/rates.h"
 #include "check.h"
 #include "layer_bytes.h"
+#include "as_double.h"
 
 namespace mhcsim::cost {
 
 namespace {
-double d(int64_t v) { return static_cast<double>(v); }
 
 // Communication hides behind compute up to `overlap`: two micro-batches alternate compute and
 // all-to-all (DeepSeek-V3 report 3.4.2 for decode), so at full overlap the longer one wins.

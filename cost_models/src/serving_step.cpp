@@ -16,12 +16,12 @@
 #include "mhcsim/cost/layer_ops.h"
 #include "mhcsim/cost/rates.h"
 #include "mhcsim/units.h"
+#include "as_double.h"
 #include "check.h"
 
 namespace mhcsim::cost {
 
 namespace {
-double d(int64_t v) { return static_cast<double>(v); }
 
 constexpr LowLatencyA2aPoint kDeepEpLowLatency[] = {
     {8, 77, 114}, {16, 118, 195}, {32, 155, 273}, {64, 173, 314}, {128, 192, 369}, {256, 194, 360}};

@@ -7,11 +7,11 @@
 #include "mhcsim/cost/rates.h"
 #include "check.h"
 #include "mhcsim/units.h"
+#include "as_double.h"
 
 namespace mhcsim::cost {
 
 namespace {
-double d(int64_t v) { return static_cast<double>(v); }
 
 // Reduce-scatter of the gradients + all-gather of the parameters over the DP peers: the
 // bytes of one ring all-reduce, on the inter-node links once the job spans nodes.

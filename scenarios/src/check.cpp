@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "mhcsim/input_file.h"
+#include "mhcsim/scenarios/schedule_rules.h"
 #include "schema.h"
 
 namespace mhcsim::scenarios {
@@ -155,27 +156,39 @@ void derive_micro_batches(Scenario& s, const Checker& c) {
   p.micro_batches = micro_batches;
 }
 
-// What each pipeline schedule needs of the micro-batch count and the virtual stages.
-void check_schedule(const ParallelSpec& p, const Checker& c) {
+}  // namespace
+
+std::optional<ScheduleProblem> schedule_problem(const ParallelSpec& p, bool virtual_stages_given) {
+  const auto problem = [](const char* key, std::string message) {
+    return std::optional<ScheduleProblem>(ScheduleProblem{key, std::move(message)});
+  };
   if (p.schedule == Schedule::DualPipe || p.schedule == Schedule::DualPipeV) {
-    c.require(p.micro_batches >= 2 * p.pp, "parallel.micro_batches",
-              fmt::format("{} needs micro_batches >= 2 x PP = {} (got {})", to_string(p.schedule),
-                          2 * p.pp, p.micro_batches));
-    if (p.schedule == Schedule::DualPipe)
-      c.require(p.micro_batches % 2 == 0, "parallel.micro_batches",
-                fmt::format("DualPipe splits micro-batches over two directions: needs an even count (got {})",
-                            p.micro_batches));
+    if (p.micro_batches < 2 * p.pp)
+      return problem("parallel.micro_batches", fmt::format("{} needs micro_batches >= 2 x PP = {} (got {})",
+                                                           to_string(p.schedule), 2 * p.pp, p.micro_batches));
+    if (p.schedule == Schedule::DualPipe && p.micro_batches % 2 != 0)
+      return problem("parallel.micro_batches",
+                     fmt::format("DualPipe splits micro-batches over two directions: needs an even count (got {})",
+                                 p.micro_batches));
   }
   if (p.schedule == Schedule::Interleaved1F1B) {
-    c.require(p.virtual_stages >= 2, "parallel.virtual_stages",
-              "interleaved 1F1B needs at least 2 chunks per rank (expected integer >= 2)");
-    c.require(p.micro_batches % p.pp == 0, "parallel.micro_batches",
-              fmt::format("interleaved 1F1B needs micro_batches divisible by PP {} (got {})", p.pp,
-                          p.micro_batches));
-  } else {
-    c.require(!c.keys.has("parallel.virtual_stages") || p.virtual_stages == 1, "parallel.virtual_stages",
-              "only the interleaved schedule uses virtual stages");
+    if (p.virtual_stages < 2)
+      return problem("parallel.virtual_stages", "interleaved 1F1B needs at least 2 chunks per rank (expected integer >= 2)");
+    if (p.micro_batches % p.pp != 0)
+      return problem("parallel.micro_batches",
+                     fmt::format("interleaved 1F1B needs micro_batches divisible by PP {} (got {})", p.pp,
+                                 p.micro_batches));
+  } else if (virtual_stages_given && p.virtual_stages != 1) {
+    return problem("parallel.virtual_stages", "only the interleaved schedule uses virtual stages");
   }
+  return std::nullopt;
+}
+
+namespace {
+
+void check_schedule(const ParallelSpec& p, const Checker& c) {
+  if (auto problem = schedule_problem(p, c.keys.has("parallel.virtual_stages")))
+    c.require(false, problem->key, problem->message);
 }
 
 void check_experts(const Scenario& s, const Checker& c) {

@@ -13,12 +13,15 @@ check_json traffic_n1 'assert find(d, "recompute_block") == 0' -- traffic -s "$M
 # DeepSeek-V3 MLA: 70,272 B per token at BF16; MHA-shaped heads 71.1x more.
 check_json kv_mla 'r = d["rows"][0]; assert r["attention"].startswith("mla") and r["bytes_per_token"] == 70272, r' -- kv -s "$V3S" --context 131072 --batch 1
 check_json kv_mha 'r = [x for x in d["rows"] if x["attention"] == "mha"][0]; assert abs(r["vs_model"] - 71.1) < 0.1, r' -- kv -s "$V3S"
-check kv_units 0 "per token \(KB\).*seqs/GPU" -- "$M" kv -s "$V3S"
+check kv_units 0 "per token \(KiB\) per sequence \(MiB\) batch \(GiB\).*seqs/GPU" -- "$M" kv -s "$V3S"
 # DeepEP's accounting: 7,408 B FP8 dispatch and 14,336 B BF16 combine per selected expert.
 check_json a2a_payload 'assert find(d, "dispatch_logical_bytes") == 8 * 7408 and find(d, "combine_logical_bytes") == 8 * 14336' -- a2a -s "$V3T"
 check_json a2a_tokens 'assert find(d, "tokens") == 128' -- a2a -s "$V3T" --tokens 128
 # DualPipe vs 1F1B at PP 16, 32 micro-batches: every schedule a row, DualPipe's bubble smaller.
 check_json bubble_rows 'b = {r["schedule"]: r["bubble_s"] for r in d["rows"]}; assert len(b) == 5 and b["dualpipe"] < b["1f1b"], b' -- bubble -s "$V3T" --set parallel.micro_batches=32
+# 40 micro-batches at PP 16: interleaved 1F1B is refused by the scenario check, so its row says
+# why instead of a price (issue 17 item 4).
+check_json bubble_refused 'r = [x for x in d["rows"] if x["schedule"] == "interleaved"][0]; assert r["bubble_s"] is None and "divisible by PP 16" in r["note"], r' -- bubble -s "$V3T" --set parallel.micro_batches=40
 check bubble_odd_pp 0 "dualpipe .*even" -- "$M" bubble -s "$V3T" --set parallel.schedule=1f1b --set parallel.pp=15 --set parallel.extra_stage_layers=14 --set hardware.gpus=1920
 # Memory: V3 training fits 80 GiB with its selective recompute, not without.
 check_json memory_fits 'assert find(d, "fits") is True and finite(d)' -- memory -s "$V3T"

@@ -62,6 +62,23 @@ TEST_CASE("MHA, GQA, MQA elements per token per layer") {
   CHECK(kv_bytes_per_token(m, DType::INT4) == 1024);
 }
 
+TEST_CASE("kv_layouts: the model's layout first, then the others at the same heads (kv and the report)") {
+  const auto layouts = kv_layouts(test::deepseek_v3());
+  REQUIRE(layouts.size() == 4);
+  CHECK(layouts[0].is_model);
+  CHECK(layouts[0].attention == AttentionKind::MLA);
+  CHECK(layouts[0].shape == "latent 512 + RoPE 64");
+  // DeepSeek-V3's MHA-shaped cache: K of 128 + 64 and V of 128 per head, 128 heads, 61 layers:
+  // (192 + 128) x 128 x 61 x 2 B = 4,997,120 B per token (DeepSeek-V2 sec. 2.1.2's comparison).
+  const auto& mha = layouts.back();
+  CHECK(mha.attention == AttentionKind::MHA);
+  CHECK(mha.shape == "128 KV heads x 160");
+  CHECK(kv_bytes_per_token(mha.model, DType::BF16) == 4'997'120);
+  const auto& gqa = layouts[1];
+  CHECK(gqa.attention == AttentionKind::GQA);
+  CHECK(gqa.model.kv_heads == 8);
+}
+
 TEST_CASE("paged cache rounds each sequence up to whole blocks") {
   const auto m = test::deepseek_v3();
   CHECK(kv_bytes_per_sequence(m, DType::BF16, 4989, 64) == 78 * 64 * 70272.0);

@@ -136,6 +136,9 @@ ok dev_null_still_device '[[ -c /dev/null ]]'
 mkdir -p "$tmp/dir"
 expect sweep_dir_prefix 2 "^mhcsim: -o: '$tmp/dir/' names a directory" -- sweep --sweep parallel.pp=8 -o "$tmp/dir/"
 ok no_hidden_csv '[[ ! -e $tmp/dir/.csv && ! -e $tmp/dir/.json ]]'
+# -o PREFIX with the extension of one of its files names the prefix (issue 17 item 4).
+run_bounded sweep --sweep parallel.pp=8 -o "$tmp/ext.csv"
+ok prefix_drops_csv '((rc == 0)) && [[ -s $tmp/ext.csv && -s $tmp/ext.json && ! -e $tmp/ext.csv.csv ]]'
 
 # --- report --force: only over a directory mhcsim wrote.
 mkdir -p "$tmp/mine"; echo "years of work" > "$tmp/mine/thesis.tex"

@@ -37,7 +37,7 @@ out = json.load(open(sys.argv[3]))["results"]
 text = [l for l in open(sys.argv[4]) if not l.startswith("#")]
 points, last_mb = int(sys.argv[5]), sys.argv[6]
 assert len(rows) == len(doc["points"]) == len(out["rows"]) == len(text) == points == out["points"]
-feasible = sum(r["feasible"] == "1" for r in rows)
+feasible = sum(r["feasible"] == "true" for r in rows)
 assert 0 < feasible < points and feasible == doc["feasible_points"] == out["feasible_points"]
 # Point order: the last axis varies fastest.
 assert [r["parallel.expert_imbalance"] for r in rows[:3]] == ["1.0", "1.1", "1.2"], rows[:3]

@@ -151,13 +151,15 @@ TEST_CASE("CSV and JSON outputs: complete, typed, atomic, --force to replace") {
   const std::string csv = read(prefix + ".csv");
   CHECK(csv.rfind("parallel.pp,parallel.ep,feasible,step_time_s,tokens_per_second,reason\n", 0) == 0);
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 5);
-  CHECK(csv.find("4,8,0,") != std::string::npos);
+  CHECK(csv.find("4,8,false,") != std::string::npos);
+  CHECK(csv.find(",true,") != std::string::npos);
   const auto doc = nlohmann::json::parse(read(prefix + ".json"));
   CHECK(doc["meta"]["scenario"] == "deepseek-v3-train");
   CHECK(doc["feasible_points"] == 3);
   REQUIRE(doc["points"].size() == 4);
   CHECK(doc["points"][1]["parallel.ep"] == 16);  // numbers, not strings
   CHECK(doc["points"][0]["reason"] == "out of memory (toy)");
+  CHECK(doc["points"][0]["feasible"] == false);  // a boolean, not 0
 
   std::ofstream(prefix + ".json") << "keep";
   CHECK_THROWS_AS(write_outputs(r, {}, prefix, false), InputError);

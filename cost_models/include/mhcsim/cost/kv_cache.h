@@ -2,6 +2,8 @@
 // KV cache size (DeepSeek-V2 paper, KV cache comparison table; FlashMLA cache format; paged
 // blocks as in vLLM / FlashMLA) and how many sequences fit on one GPU.
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "mhcsim/specs.h"
 
@@ -40,5 +42,19 @@ struct KvFit {
 // Serving: weights sharded over TP x PP (experts over EP, plus redundant replicas), in the
 // precision's weight dtype; the cache in its kv_cache dtype with the workload's block size.
 KvFit kv_fit(const Scenario& s, int64_t context);
+
+// The model's cache next to the other attention layouts at the same layers and heads
+// (DeepSeek-V2's KV comparison table), the model's own first. One definition for `kv` and the
+// report: MHA keeps K and V for every head, GQA shares them over the model's groups or 8, MQA
+// over all heads; for an MLA model their head dim is the mean of its K and V head widths
+// ((d_nope + d_rope + d_v) / 2: DeepSeek-V3's "MHA-shaped" cache), and MLA for another model
+// uses DeepSeek-V3's d_c 512 + d_R 64.
+struct KvLayout {
+  AttentionKind attention;
+  bool is_model = false;  // the model's own layout
+  std::string shape;      // what is cached per token and layer: "latent 512 + RoPE 64", "8 KV heads x 128"
+  ModelSpec model;
+};
+std::vector<KvLayout> kv_layouts(const ModelSpec& m);
 
 }  // namespace mhcsim::cost
