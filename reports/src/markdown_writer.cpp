@@ -41,7 +41,8 @@ struct MarkdownBlock {
   void operator()(const Table& t) const { grid_markdown(out, detail::table_grid(t), t.title()); }
   void operator()(const Figure& f) const {
     detail::require_figure_name(f);
-    out += fmt::format("![{0}]({1}/{2}.svg)\n\n*{0}*\n\n", md_escape(f.caption), figure_dir, f.name);
+    out += fmt::format("![{0}]({1}/{2}.svg)\n\n*{0}*", md_escape(f.caption), figure_dir, f.name);
+    out += f.csv.empty() ? "\n\n" : fmt::format(" [data (CSV)]({}/{}.csv)\n\n", figure_dir, f.name);
   }
 };
 
@@ -86,9 +87,11 @@ void write_report(const Document& doc, const std::filesystem::path& dir, bool fo
     std::filesystem::create_directory(tmp / "figures");
     for (const auto& s : doc.sections)
       for (const auto& b : s.blocks)
-        if (const auto* f = std::get_if<Figure>(&b))
+        if (const auto* f = std::get_if<Figure>(&b)) {
           write_file_atomically(tmp / "figures" / (f->name + ".svg"),
                                 "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + f->svg);
+          if (!f->csv.empty()) write_file_atomically(tmp / "figures" / (f->name + ".csv"), f->csv);
+        }
   }, unmarked_report);
 }
 

@@ -46,7 +46,7 @@ nlohmann::json to_json(const Scenario& s) {
         {"nvlink_gb_per_s_per_direction", h.gpu.nvlink_gb_per_s}, {"nic_gb_per_s_per_gpu", h.nic_gb_per_s_per_gpu},
         {"nvlink_latency_us", h.nvlink_latency_us}, {"nic_latency_us", h.nic_latency_us},
         {"price_per_gpu_hour", h.price_per_gpu_hour}, {"price_source", h.price_source},
-        {"catalog", s.hardware_catalog}}},
+        {"tdp_watts", h.gpu.tdp_watts}, {"pue", h.pue}, {"catalog", s.hardware_catalog}}},
       {"precision",
        {{"gemm", dt(pr.gemm)}, {"activations", dt(pr.activations)}, {"weights", dt(pr.weights)},
         {"master_weights", dt(pr.master_weights)}, {"grads", dt(pr.grads)},

@@ -102,6 +102,7 @@ std::vector<Field<S>> build_schema() {
       float_field<S>("hardware.nvlink_latency_us", 0, 1e4, [](S& s) -> double& { return s.hardware.nvlink_latency_us; }),
       float_field<S>("hardware.nic_latency_us", 0, 1e4, [](S& s) -> double& { return s.hardware.nic_latency_us; }),
       float_field<S>("hardware.price_per_gpu_hour", 0, 1e4, [](S& s) -> double& { return s.hardware.price_per_gpu_hour; }),
+      float_field<S>("hardware.pue", 1, 5, [](S& s) -> double& { return s.hardware.pue; }),
 
       dtype("precision.gemm", [](S& s) -> DType& { return s.precision.gemm; }),
       dtype("precision.activations", [](S& s) -> DType& { return s.precision.activations; }),

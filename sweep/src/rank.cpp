@@ -104,7 +104,7 @@ reports::Table to_table(const SweepResult& r, const std::vector<int64_t>& points
     std::vector<reports::Cell> row;
     for (size_t a = 0; a < r.axes.size(); ++a)
       row.push_back(axis_cells[a][static_cast<size_t>(r.value_index[static_cast<size_t>(p) * r.axes.size() + a])]);
-    row.emplace_back(int64_t{r.feasible(p)});
+    row.emplace_back(r.feasible(p));  // a boolean: "true"/"false" in CSV and JSON, yes/no in tables
     for (size_t m = 0; m < r.metrics.size(); ++m) {
       const double v = r.value(p, m);
       if (std::isnan(v)) row.emplace_back();

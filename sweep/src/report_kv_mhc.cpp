@@ -10,29 +10,15 @@
 #include "report_parts.h"
 
 namespace mhcsim::sweep::detail {
-namespace {
-
-// The same model with another attention layout, as far as the KV cache sees it: MHA keeps one
-// K and V per head at the head dim, GQA shares them over groups of heads.
-ModelSpec with_attention(ModelSpec m, AttentionKind kind, int64_t kv_heads) {
-  m.attention = kind;
-  m.kv_heads = kv_heads;
-  return m;
-}
-
-}  // namespace
 
 reports::Section kv_section(const Scenario& s) {
-  const auto& m = s.model;
-  struct Shape {
-    std::string name;
-    ModelSpec model;
+  // The layouts `kv` lists, but MQA: the figure compares the scenario's with MHA and GQA.
+  std::vector<cost::KvLayout> shapes;
+  for (auto& l : cost::kv_layouts(s.model))
+    if (l.attention != AttentionKind::MQA && (l.is_model || l.attention != AttentionKind::MLA)) shapes.push_back(std::move(l));
+  const auto name_of = [](const cost::KvLayout& l) {
+    return fmt::format("{}{}: {}", to_string(l.attention), l.is_model ? " (scenario)" : "", l.shape);
   };
-  std::vector<Shape> shapes = {{fmt::format("{} (scenario)", to_string(m.attention)), m}};
-  if (m.attention != AttentionKind::MHA)
-    shapes.push_back({fmt::format("MHA, {} heads x {}", m.heads, m.head_dim), with_attention(m, AttentionKind::MHA, m.heads)});
-  if (m.attention != AttentionKind::GQA && m.heads % 8 == 0)
-    shapes.push_back({fmt::format("GQA, 8 groups x {}", m.head_dim), with_attention(m, AttentionKind::GQA, 8)});
 
   reports::LineChart per_seq, fit;
   per_seq.title = "KV cache per sequence vs context length";
@@ -40,35 +26,44 @@ reports::Section kv_section(const Scenario& s) {
   per_seq.y = {"KV cache per sequence, all layers", "GiB", true, 1.0 / kGiB};
   fit.title = fmt::format("Sequences per {} GPU vs context length", s.hardware.gpu.name);
   fit.x = per_seq.x;
-  fit.y = {"sequences that fit in HBM", "sequences"};
-  reports::Table table("KV cache per token", {{"attention", "attention"},
+  // Log scale: at long contexts the interesting counts are a handful, next to thousands at 1K.
+  fit.y = {"sequences that fit in HBM", "sequences", true};
+  reports::Table table("KV cache per token (the layouts of `mhcsim kv`)", {{"attention", "attention"},
                                              {"kv_bytes_per_token", "KV per token (KiB)", 2, 1.0 / kKiB}});
   for (const auto& sh : shapes) {
-    reports::Series a{sh.name, {}, {}}, b{sh.name, {}, {}};
+    reports::Series a{name_of(sh), {}, {}}, b{name_of(sh), {}, {}};
     Scenario v = s;
     v.model = sh.model;
     for (int64_t ctx = 1024; ctx <= 128 * 1024; ctx *= 2) {
       a.x.push_back(static_cast<double>(ctx));
       a.y.push_back(cost::kv_bytes_per_sequence(sh.model, s.precision.kv_cache, ctx, s.workload.kv_block_tokens));
+      const auto seqs = cost::kv_fit(v, ctx).sequences;
+      if (seqs < 1) continue;  // not one sequence fits: no point on a log axis (the caption says so)
       b.x.push_back(static_cast<double>(ctx));
-      b.y.push_back(static_cast<double>(cost::kv_fit(v, ctx).sequences));
+      b.y.push_back(static_cast<double>(seqs));
     }
     per_seq.series.push_back(std::move(a));
-    fit.series.push_back(std::move(b));
-    table.add_row({sh.name, cost::kv_bytes_per_token(sh.model, s.precision.kv_cache)});
+    if (!b.x.empty()) fit.series.push_back(std::move(b));
+    table.add_row({name_of(sh), cost::kv_bytes_per_token(sh.model, s.precision.kv_cache)});
   }
   const std::string dtype(to_string(s.precision.kv_cache));
-  return {"KV cache",
-          {table,
-           reports::Figure{"kv_per_sequence",
-                           fmt::format("KV cache of one sequence at {} ({}-token pages), the scenario's attention "
-                                       "against MHA- and GQA-shaped caches of the same model (DeepSeek-V2 KV table).",
-                                       dtype, s.workload.kv_block_tokens),
-                           reports::render_svg(per_seq)},
-           reports::Figure{"kv_fit",
-                           "Whole sequences that fit on one GPU next to its share of the weights (TP x PP, experts "
-                           "over EP) and a 10% activation reserve.",
-                           reports::render_svg(fit)}}};
+  reports::Section sec{"KV cache",
+                       {table,
+                        reports::figure("kv_per_sequence",
+                                        fmt::format("KV cache of one sequence at {} ({}-token pages), the scenario's "
+                                                    "attention against MHA- and GQA-shaped caches of the same model "
+                                                    "(DeepSeek-V2 KV table).",
+                                                    dtype, s.workload.kv_block_tokens),
+                                        per_seq)}};
+  if (fit.series.empty())
+    sec.blocks.emplace_back(reports::Paragraph{"Not one sequence of 1K tokens fits next to this GPU's weights."});
+  else
+    sec.blocks.emplace_back(reports::figure(
+        "kv_fit",
+        "Whole sequences that fit on one GPU next to its share of the weights (TP x PP, experts over EP) and a 10% "
+        "activation reserve; a layout stops where not one sequence fits.",
+        fit));
+  return sec;
 }
 
 reports::Section mhc_section(const Scenario& s, scenarios::ScenarioTemplate& tpl) {
@@ -101,18 +96,18 @@ reports::Section mhc_section(const Scenario& s, scenarios::ScenarioTemplate& tpl
     }
   }
   traffic.series = {fused, unfused};
-  reports::Section sec{"mHC overhead", {reports::Figure{
+  reports::Section sec{"mHC overhead", {reports::figure(
       "mhc_traffic",
       fmt::format("Memory traffic of one residual sublayer per token outside F (mHC paper Table 2 and 4.3), "
                   "{} activations, recompute {}.", to_string(s.precision.activations),
                   s.parallel.recompute_mhc ? "on" : "off"),
-      reports::render_svg(traffic)}}};
+      traffic)}};
   if (!overhead.x.empty()) {
     step.series = {overhead};
-    sec.blocks.emplace_back(reports::Figure{
+    sec.blocks.emplace_back(reports::figure(
         "mhc_step", "Analytic training step of this scenario with the residual widened to n streams, relative to "
                     "n = 1 (the mHC paper reports +6.7% at n = 4 with all its fusions).",
-        reports::render_svg(step)});
+        step));
   }
   return sec;
 }

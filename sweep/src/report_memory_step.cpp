@@ -47,8 +47,8 @@ reports::Section memory_section(const Scenario& s) {
   }
   return {"Memory per GPU",
           {reports::Paragraph{verdict},
-           reports::Figure{"memory", "Memory per GPU stacked by kind (cost model); dashed line: HBM capacity.",
-                           reports::render_svg(c)}}};
+           reports::figure("memory", "Memory per GPU stacked by kind (cost model); dashed line: HBM capacity.",
+                           c)}};
 }
 
 namespace {
@@ -94,7 +94,7 @@ std::pair<reports::Table, reports::Figure> chunk_kind_blocks(const Scenario& s, 
   c.categories = {fmt::format("{} layers{}", chunk.layers, chunk.has_head ? " + LM head" : "")};
   c.values = {seconds};
   return {std::move(t),
-          reports::Figure{
+          reports::figure(
               "step_chunk_kinds",
               fmt::format("One micro-batch through the slowest pipeline chunk ({} layers{}), forward + backward + "
                           "recompute, priced op by op by the cost model ({}) and summed by op kind. The EP "
@@ -103,7 +103,7 @@ std::pair<reports::Table, reports::Figure> chunk_kind_blocks(const Scenario& s, 
                           chunk.layers, chunk.has_head ? " and the LM head" : "",
                           s.calibration ? "calibrated rates" : "datasheet peaks x default efficiencies",
                           1e3 * est.exposed_a2a_seconds),
-              reports::render_svg(c)}};
+              c)};
 }
 
 }  // namespace
@@ -142,13 +142,13 @@ reports::Section step_section(const Scenario& s) {
   auto [kinds_table, kinds_chart] = chunk_kind_blocks(s, est);
   return {"Step time",
           {q,
-           reports::Figure{"step", "Step time split into compute, exposed communication and pipeline bubble: the "
+           reports::figure("step", "Step time split into compute, exposed communication and pipeline bubble: the "
                                    "analytic model (bubble by the schedule's formula) next to the simulator "
                                    "(the rank with the largest idle; its communication with no compute under it is "
                                    "shown as exposed all-to-all). The cost "
                                    "model prices memory-bound (HBM) kernels inside the compute phases; it does not "
                                    "report them separately.",
-                           reports::render_svg(c)},
+                           c),
            std::move(kinds_table), std::move(kinds_chart)}};
 }
 

@@ -13,6 +13,9 @@ namespace mhcsim::sweep::detail {
 std::optional<Scenario> variant(scenarios::ScenarioTemplate& tpl, const Scenario& base,
                                 const std::vector<scenarios::Override>& overrides);
 
+// The answer first: step time, MFU, GPUs, memory verdict, cost and energy (training), or
+// throughput, latency, GPUs for the load and cost per 1M tokens (serving).
+reports::Section headline_section(const Scenario& s);
 reports::Section summary_section(const Scenario& s);
 reports::Section memory_section(const Scenario& s);
 reports::Section step_section(const Scenario& s);

@@ -65,14 +65,14 @@ reports::Section pipeline_section(const Scenario& s, scenarios::ScenarioTemplate
   const auto small = variant(tpl, s, {{"parallel.micro_batches", std::to_string(mb)}});
   if (simulable(small, max_sim_ops)) {
     const auto sim = sim::simulate(*small);
-    sec.blocks.emplace_back(reports::Figure{
+    sec.blocks.emplace_back(reports::figure(
         "timeline",
         fmt::format("One training step as the simulator schedules it ({}, PP {}), with {} micro-batches instead of "
                     "the scenario's {} so that every op shows; colours are op kinds, each rank has a compute row "
                     "and a communication row. Makespan {:.2f} ms.",
                     to_string(s.parallel.schedule), s.parallel.pp, mb, s.parallel.micro_batches,
                     sim.stats.step_seconds * 1e3),
-        reports::render_svg(timeline(sim))});
+        timeline(sim)));
   }
 
   // Bubble fraction vs micro-batches, each schedule priced at its own chunk size (a DualPipe
@@ -122,7 +122,7 @@ reports::Section pipeline_section(const Scenario& s, scenarios::ScenarioTemplate
     for (const auto& n : skipped) caption += " " + n;
     caption += ".";
   }
-  if (!c.series.empty()) sec.blocks.emplace_back(reports::Figure{"bubble", caption, reports::render_svg(c)});
+  if (!c.series.empty()) sec.blocks.emplace_back(reports::figure("bubble", caption, c));
   return sec;
 }
 

@@ -65,15 +65,15 @@ std::optional<reports::Section> stability_section(const Scenario& s) {
                   s.model.layers);
   return reports::Section{
       "mHC stability",
-      {reports::Figure{"stability_depth",
+      {reports::figure("stability_depth",
                        fmt::format("Gain of the composite residual mapping H_res^l ... H_res^1 (max absolute row or "
                                    "column sum) for HC and for mHC's Sinkhorn projection of the same matrices; {}.",
                                    model_text),
-                       reports::render_svg(depth)},
-       reports::Figure{"stability_sinkhorn",
+                       depth),
+       reports::figure("stability_sinkhorn",
                        "Peak composite gain of mHC against the Sinkhorn iterations, fp32 and with every iterate "
                        "rounded to bf16 (the paper keeps Sinkhorn in fp32); `mhcsim stability` prints the table.",
-                       reports::render_svg(sinkhorn)}}};
+                       sinkhorn)}};
 }
 
 }  // namespace mhcsim::sweep::detail

@@ -3,11 +3,13 @@
 
 #include <cmath>
 
+#include "mhcsim/cost/energy.h"
 #include "mhcsim/cost/flops.h"
 #include "mhcsim/cost/kv_cache.h"
 #include "mhcsim/cost/serve.h"
 #include "mhcsim/cost/step.h"
 #include "mhcsim/reports/svg.h"
+#include "mhcsim/sweep/feasibility.h"
 #include "mhcsim/units.h"
 #include "report_parts.h"
 
@@ -35,13 +37,56 @@ reports::Figure throughput_vs_latency(const Scenario& s, int64_t max_batch) {
     points.y.push_back(e.tokens_per_second_per_node);
   }
   chart.series.push_back(std::move(points));
-  return {"serve_throughput_latency",
+  return reports::figure("serve_throughput_latency",
           "Each point doubles the batch per replica (1, 2, 4, ...) while the KV cache still holds it; the "
           "scenario's own batch is in the table above.",
-          reports::render_svg(chart)};
+          chart);
 }
 
+int64_t nodes_of(const HardwareSpec& h, int64_t gpus) { return (gpus + h.gpus_per_node - 1) / h.gpus_per_node; }
+
 }  // namespace
+
+reports::Section headline_section(const Scenario& s) {
+  const auto& h = s.hardware;
+  const auto cap = capacity(s);
+  const std::string fits = cap.infeasible_reason.empty() ? "yes" : "no: " + cap.infeasible_reason;
+  std::vector<Quantity> q;
+  if (s.workload.mode == WorkloadMode::Train) {
+    const auto e = cost::step_estimate(s);
+    q = {{"step_s", "step time", e.step_seconds, "s", 1, 3},
+         {"tokens_per_second", "training throughput", e.tokens_per_second, "M tokens/s", 1e-6, 3},
+         {"mfu", "MFU (BF16 peak, non-causal)", e.mfu, "%", 100, 1},
+         {"bubble_fraction", "pipeline bubble", e.bubble_fraction(), "%", 100, 1},
+         {"gpus", fmt::format("GPUs ({})", h.gpu.name), i(h.gpus), fmt::format("GPUs = {} nodes", nodes_of(h, h.gpus))},
+         {"memory_per_gpu_bytes", "memory per GPU", cap.memory_per_gpu_bytes, fmt::format("GiB of {:.0f}", h.gpu.hbm_bytes / kGiB), 1.0 / kGiB, 1},
+         {"fits", "fits in HBM", fits, ""}};
+    if (s.workload.token_budget > 0) {
+      q.push_back({"wall_days", fmt::format("wall-clock for {:.2f} T tokens", s.workload.token_budget * 1e-12),
+                   e.gpu_hours_for_budget / static_cast<double>(h.gpus) / 24, "days", 1, 1});
+      if (h.price_per_gpu_hour > 0)
+        q.push_back({"cost_usd", "cost for the budget", e.gpu_hours_for_budget * h.price_per_gpu_hour, "M USD", 1e-6, 2});
+      if (h.gpu.tdp_watts > 0)
+        q.push_back({"energy_mwh", fmt::format("GPU energy at TDP x PUE {:.2f}", h.pue),
+                     cost::energy_mwh(e.gpu_hours_for_budget, h), "MWh", 1, 0});
+    }
+  } else {
+    const auto e = cost::serve_estimate(s);
+    const bool decode = s.workload.phase == ServePhase::Decode;
+    q = {{"tokens_per_second_per_node", decode ? "output tokens/s per node" : "prompt tokens/s per node",
+          e.tokens_per_second_per_node, "tokens/s", 1, 0},
+         {"latency_s", decode ? "time per output token" : "time to first token", e.latency_seconds(), "ms", 1e3, 1},
+         {"batch_seqs", "batch per replica", i(s.workload.batch_seqs), "sequences"},
+         {"fits", "fits in HBM (weights + KV cache)", fits, ""}};
+    if (h.price_per_gpu_hour > 0)
+      q.push_back({"usd_per_million_tokens", decode ? "cost per 1M output tokens" : "cost per 1M prompt tokens",
+                   cost::usd_per_million_tokens(h, e.tokens_per_second_per_gpu), "USD (all GPUs busy)", 1, 3});
+    if (s.workload.target_tokens_per_second > 0)
+      q.push_back({"gpus_for_target", "GPUs for the load", e.gpus_for_target,
+                   fmt::format("GPUs = {} nodes", e.nodes_for_target)});
+  }
+  return {"Headline", {reports::QuantityList{fmt::format("{} on {} x {}", s.model.name, h.gpus, h.gpu.name), std::move(q)}}};
+}
 
 reports::Section summary_section(const Scenario& s) {
   const auto& m = s.model;
@@ -61,7 +106,7 @@ reports::Section summary_section(const Scenario& s) {
   reports::QuantityList hw{"hardware", {
       {"gpu", "GPU", h.gpu.name, ""},
       {"gpus", "GPUs in the job", i(h.gpus), "GPUs"},
-      {"nodes", "nodes", i((h.gpus + h.gpus_per_node - 1) / h.gpus_per_node), "nodes"},
+      {"nodes", "nodes", nodes_of(h, h.gpus), "nodes"},
       {"hbm_bytes", "HBM per GPU", h.gpu.hbm_bytes, "GiB", 1.0 / kGiB, 1},
       {"hbm_gb_per_s", "HBM bandwidth", h.gpu.hbm_gb_per_s, "GB/s", 1, 0},
       {"bf16_tflops", "BF16 dense peak", h.gpu.bf16_tflops, "TFLOP/s", 1, 0},
@@ -99,7 +144,14 @@ reports::Section cost_section(const Scenario& s) {
     if (h.price_per_gpu_hour > 0)
       q.push_back({"cost_usd", fmt::format("cost at {:.2f} USD/GPU-hour", h.price_per_gpu_hour),
                    gpu_hours * h.price_per_gpu_hour, "M USD", 1e-6, 2});
+    if (h.gpu.tdp_watts > 0)
+      q.push_back({"energy_mwh", fmt::format("GPU energy: {:.0f} W TDP x PUE {:.2f}", h.gpu.tdp_watts, h.pue),
+                   cost::energy_mwh(gpu_hours, h), "MWh", 1, 0});
     reports::Section sec{"Training cost", {reports::QuantityList{"GPUs x days for the token budget", std::move(q)}}};
+    sec.blocks.emplace_back(reports::Paragraph{
+        "Energy counts every GPU at its board power (TDP) for the GPU-hours, times hardware.pue (default 1: the "
+        "GPUs alone; set the facility's PUE to include cooling and power delivery). It is an upper bound on the "
+        "GPUs' draw and leaves out host CPUs, NICs and switches unless the PUE covers them."});
     if (h.price_per_gpu_hour <= 0)
       sec.blocks.emplace_back(reports::Paragraph{"No price: set hardware.price_per_gpu_hour to get the cost in USD."});
     return sec;
@@ -129,6 +181,10 @@ reports::Section cost_section(const Scenario& s) {
       rate.push_back({"cost_per_hour_usd", fmt::format("cost at {:.2f} USD/GPU-hour", h.price_per_gpu_hour),
                       static_cast<double>(e.gpus_for_target) * h.price_per_gpu_hour, "USD/hour", 1, 0});
   }
+  if (h.price_per_gpu_hour > 0)
+    rate.push_back({"usd_per_million_tokens",
+                    fmt::format("cost per 1M {} tokens (all GPUs busy)", decode ? "output" : "prompt"),
+                    cost::usd_per_million_tokens(h, e.tokens_per_second_per_gpu), "USD", 1, 3});
   sec.blocks.emplace_back(reports::QuantityList{
       fmt::format("{} throughput at the scenario's batch ({} sequences per replica)", to_string(s.workload.phase),
                   s.workload.batch_seqs),

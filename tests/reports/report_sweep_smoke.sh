@@ -22,6 +22,32 @@ rc=0; "$mhcsim" report -s "$src/scenarios/deepseek_v3_serve.toml" -o "$work/serv
 "$mhcsim" report -s "$src/scenarios/deepseek_v3_serve.toml" -o "$work/serve" --force >/dev/null
 [[ $(ls -A "$work" | wc -l) == 2 ]] || fail "temporary directories left behind: $(ls -A "$work")"
 
+# Issue 17 item 8: the headline comes first; every figure has its data beside it as CSV, the
+# numbers `kv` prints; the training cost has the energy at TDP x PUE.
+"$mhcsim" kv -s "$src/scenarios/deepseek_v3_serve.toml" --context 4096 --json >"$work/kv.json"
+python3 - "$work/serve" "$work/kv.json" <<'PY' || fail "serving report: headline or figure data"
+import csv, json, os, sys
+d, kv = sys.argv[1], json.load(open(sys.argv[2]))["results"]["rows"]
+md = open(os.path.join(d, "report.md")).read()
+assert md.index("## Headline") < md.index("## Model and hardware"), "headline is not first"
+assert "cost per 1M output tokens" in md
+figs = sorted(f[:-4] for f in os.listdir(os.path.join(d, "figures")) if f.endswith(".svg"))
+assert figs and all(os.path.exists(os.path.join(d, "figures", f + ".csv")) for f in figs), figs
+assert all(f"figures/{f}.csv" in md for f in figs)
+rows = list(csv.DictReader(open(os.path.join(d, "figures", "kv_fit.csv"))))
+own = [r for r in rows if r["series"].startswith("mla (scenario)") and float(r["context length (tokens)"]) == 4096]
+assert own and float(own[0]["sequences that fit in HBM (sequences)"]) == kv[0]["sequences_per_gpu"], (own, kv[0])
+PY
+"$mhcsim" report -s "$src/scenarios/deepseek_v3_train.toml" -o "$work/train" >/dev/null
+"$mhcsim" step -s "$src/scenarios/deepseek_v3_train.toml" --json >"$work/step.json"
+python3 - "$work/train/report.md" "$work/step.json" <<'PY' || fail "training report: headline or energy"
+import json, re, sys
+md, step = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))["results"]
+head = md[md.index("## Headline"):md.index("## Model and hardware")]
+assert float(re.search(r"\| step time \| ([0-9.]+) \| s \|", head).group(1)) == round(step["step_s"], 3)
+energy = float(re.search(r"\| GPU energy at TDP x PUE 1.00 \| ([0-9.]+) \| MWh \|", head).group(1))
+assert abs(energy - step["gpu_hours_for_budget"] * 700 / 1e6) <= 0.5, energy  # H800: 700 W TDP
+PY
 "$mhcsim" sweep --sweep parallel.pp=8,16 --sweep parallel.ep=16,32,512 -j 2 -o "$work/sw" >/dev/null
 [[ $(wc -l < "$work/sw.csv") == 7 ]] || fail "sweep CSV should hold a header and 6 points"
 grep -q '256 routed experts' "$work/sw.csv" || fail "infeasible EP point dropped or without reason"

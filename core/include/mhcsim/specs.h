@@ -39,6 +39,10 @@ struct HardwareSpec {
   double nic_latency_us = 0;       // per-message latency (alpha) inter-node
   double price_per_gpu_hour = 0;   // USD, for cost reports; 0 = not priced
   std::string price_source;        // where the price comes from, or why it is an assumption
+  // Power usage effectiveness of the facility: its power / the IT equipment's (The Green Grid,
+  // "PUE: a comprehensive examination of the metric", WP#49, 2012). 1 = the GPUs' board power
+  // alone, what energy figures count unless hardware.pue says otherwise.
+  double pue = 1.0;
   int nvlink_domain() const { return nvlink_domain_gpus > 0 ? nvlink_domain_gpus : gpus_per_node; }
 };
 

@@ -47,4 +47,9 @@ struct ServeEstimate {
 // Serve-mode scenarios only (SpecError otherwise, and on impossible specs).
 ServeEstimate serve_estimate(const Scenario& s);
 
+// USD per million tokens at this throughput with every GPU busy all the time (the floor a real
+// load, with its idle time, stays above): price per GPU-hour / (tokens/s per GPU x 3600) x 1e6.
+// 0 when the GPU has no price.
+double usd_per_million_tokens(const HardwareSpec& h, double tokens_per_second_per_gpu);
+
 }  // namespace mhcsim::cost

@@ -24,6 +24,7 @@ struct Figure {
   std::string name;     // file stem for the Markdown twin: [a-z0-9_-]+
   std::string caption;  // what the plot shows and where its numbers come from
   std::string svg;      // from render_svg
+  std::string csv;      // the plotted numbers (to_csv), written as figures/<name>.csv
 };
 
 using Block = std::variant<Paragraph, QuantityList, Table, Figure>;
@@ -46,7 +47,7 @@ std::string to_markdown(const Document& doc, const std::string& figure_dir = "fi
 // Throws InputError("-o", ...) unless `dir` can take a report: new, or with `force` a directory
 // mhcsim wrote (core/atomic_write.h; a report from before the marker file counts too).
 void require_report_directory(const std::filesystem::path& dir, bool force);
-// Writes report.html, report.md and figures/<name>.svg into `dir` atomically (see
+// Writes report.html, report.md, figures/<name>.svg and figures/<name>.csv into `dir` atomically (see
 // write_directory_atomically). Throws std::invalid_argument on a bad figure name.
 void write_report(const Document& doc, const std::filesystem::path& dir, bool force);
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "mhcsim/reports/document.h"
+
 namespace mhcsim::reports {
 
 struct Axis {
@@ -63,5 +65,17 @@ struct TimelineChart {
 std::string render_svg(const LineChart& chart);
 std::string render_svg(const StackedBarChart& chart);
 std::string render_svg(const TimelineChart& chart);
+
+// What a chart plots as CSV, one row per point (series, x, y), bar (category, parts) or op (row,
+// kind, start, end), in the axes' shown units, which the header names.
+std::string to_csv(const LineChart& chart);
+std::string to_csv(const StackedBarChart& chart);
+std::string to_csv(const TimelineChart& chart);
+
+// A report figure of a chart: its SVG and its data.
+template <class Chart>
+Figure figure(std::string name, std::string caption, const Chart& chart) {
+  return {std::move(name), std::move(caption), render_svg(chart), to_csv(chart)};
+}
 
 }  // namespace mhcsim::reports
