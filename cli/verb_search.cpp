@@ -16,6 +16,7 @@
 #include "mhcsim/scenarios/template.h"
 #include "mhcsim/search/distributed.h"
 #include "mhcsim/search/output.h"
+#include "mhcsim/search/report.h"
 #include "mhcsim/sim/schedule.h"
 #include "mhcsim/sweep/progress.h"
 #include "mhcsim/units.h"
@@ -31,6 +32,8 @@ struct SearchVerbOptions {
   int64_t max_gpus = 0;
   int64_t global_batch = 0;
   double min_headroom_gib = 0;
+  double max_cost_usd = 0;
+  std::string report_dir;
   std::string objective = "tokens_per_s";
   int64_t top = 10;
   int jobs = 0;
@@ -79,6 +82,11 @@ void run(const SearchVerbOptions& o) {
   if (base.workload.mode != WorkloadMode::Train)
     throw InputError("workload.mode", "search plans training runs (expected mode = \"train\")");
   if (!o.output_prefix.empty()) require_output_file(o.output_prefix + ".json", o.force);
+  if (!o.report_dir.empty()) reports::require_report_directory(o.report_dir, o.force);
+  if (o.max_cost_usd > 0 && (base.workload.token_budget <= 0 || base.hardware.price_per_gpu_hour <= 0))
+    throw InputError("--max-cost-usd", fmt::format("needs a token budget and a price (workload.token_budget = {}, "
+                                                   "hardware.price_per_gpu_hour = {}; set both with --set)",
+                                                   base.workload.token_budget, base.hardware.price_per_gpu_hour));
 
   search::SearchOptions so;
   so.objective = search::parse_objective(o.objective);
@@ -86,6 +94,7 @@ void run(const SearchVerbOptions& o) {
   so.limits.global_batch_seqs = o.global_batch > 0 ? o.global_batch : search::scenario_global_batch(base);
   so.limits.max_gpus = o.max_gpus;
   so.min_headroom_bytes = o.min_headroom_gib * kGiB;
+  so.max_cost_usd = o.max_cost_usd;
   so.top = o.top;
   so.threads = o.jobs;
   if (sweep::progress_wanted())
@@ -120,6 +129,7 @@ void run(const SearchVerbOptions& o) {
                                  {"gpus", sizes},
                                  {"max_gpus", o.max_gpus},
                                  {"min_headroom_gib", o.min_headroom_gib},
+                                 {"max_cost_usd", o.max_cost_usd > 0 ? nlohmann::json(o.max_cost_usd) : nlohmann::json()},
                                  {"objective", search::objective_name(so.objective)},
                                  {"global_batch_seqs", so.limits.global_batch_seqs},
                                  {"tokens_per_sequence", base.workload.seq_len},
@@ -127,6 +137,7 @@ void run(const SearchVerbOptions& o) {
   const auto doc = api::document({"search", base.name, path.string(), o.scn.overrides}, inputs,
                                  search::to_json(r, table, shipped));
   if (!o.output_prefix.empty()) search::write_json_file(doc, o.output_prefix, o.force);
+  if (!o.report_dir.empty()) reports::write_report(search::search_report(base, r, table, shipped), o.report_dir, o.force);
   if (o.out.json) return print_json(doc);
 
   std::cout << fmt::format("# space: {} points; pruned: {}\n", r.space_points, r.found.pruned.summary());
@@ -142,6 +153,7 @@ void run(const SearchVerbOptions& o) {
   std::cout << fmt::format("# Pareto fronts: {} points throughput vs memory/GPU, {} throughput vs GPUs{}\n",
                            r.found.memory_front.size(), r.found.gpu_front.size(),
                            o.output_prefix.empty() ? "" : fmt::format("; wrote {}.json", o.output_prefix));
+  if (!o.report_dir.empty()) std::cout << fmt::format("# report written to {}/report.html and report.md\n", o.report_dir);
 }
 
 }  // namespace
@@ -161,13 +173,21 @@ void setup_search(CLI::App& app) {
       ->check(int_flag(1, int64_t{1} << 40));
   cmd->add_option("--min-headroom-gib", opts->min_headroom_gib, "Free HBM every GPU must keep (GiB)")
       ->check(number_flag(0, 1e6));
+  cmd->add_option("--max-cost-usd", opts->max_cost_usd,
+                  "Cut layouts whose token budget (workload.token_budget) would cost more than this at "
+                  "hardware.price_per_gpu_hour (USD)")
+      ->check(number_flag(0, 1e15));
   cmd->add_option("--objective", opts->objective, "tokens_per_s, cost_per_token, step_time or memory_headroom")
       ->capture_default_str();
   cmd->add_option("--top", opts->top, "Configurations to print")->check(int_flag(1, 100000))->capture_default_str();
   cmd->add_option("-j,--jobs", opts->jobs, "Worker threads (default: all cores)")->check(int_flag(0, 4096));
   cmd->add_option("-o,--output", opts->output_prefix, "Write PREFIX.json (counts, top K, Pareto fronts)")
       ->transform(output_prefix_flag("a file prefix, e.g. out/search"));
-  cmd->add_flag("--force", opts->force, "Replace an existing PREFIX.json");
+  cmd->add_option("--report", opts->report_dir,
+                  "Write a report (report.html, report.md, figures/ with CSV data): best vs the scenario's layout, "
+                  "top K, Pareto fronts, points cut per reason")
+      ->check(path_flag("a directory name"));
+  cmd->add_flag("--force", opts->force, "Replace an existing PREFIX.json or report directory mhcsim wrote");
   cmd->add_flag("--simulate", opts->simulate, "Re-evaluate the top K with the simulator");
   add_sim_budget_option(*cmd, opts->max_sim_ops);
   cmd->callback([opts] { run(*opts); });

@@ -155,10 +155,10 @@ ServeEstimate serve_estimate(const Scenario& s) {
   return e;
 }
 
-double usd_per_million_tokens(const HardwareSpec& h, double tokens_per_second_per_gpu) {
+double usd_per_million_tokens(double price_per_gpu_hour, double tokens_per_second_per_gpu) {
   constexpr double kSecondsPerHour = 3600, kMillion = 1e6;
-  if (h.price_per_gpu_hour <= 0 || tokens_per_second_per_gpu <= 0) return 0;
-  return h.price_per_gpu_hour / (tokens_per_second_per_gpu * kSecondsPerHour) * kMillion;
+  if (price_per_gpu_hour <= 0 || tokens_per_second_per_gpu <= 0) return 0;
+  return price_per_gpu_hour / (tokens_per_second_per_gpu * kSecondsPerHour) * kMillion;
 }
 
 }  // namespace mhcsim::cost

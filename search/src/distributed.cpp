@@ -15,7 +15,7 @@ nlohmann::json priced_json(const Priced& p) {
   return {p.index, c.gpus, c.tp, c.cp, c.pp, c.dp, c.ep, static_cast<int>(c.schedule), c.virtual_stages,
           c.micro_batch_seqs, c.micro_batches, c.sequence_parallel, c.zero_stage, static_cast<int>(c.recompute),
           c.mhc_block, p.step_time_s, p.tokens_per_s, p.memory_per_gpu_bytes, p.headroom_bytes, p.mfu,
-          p.gpu_seconds_per_token};
+          p.gpu_seconds_per_token, p.gpu_hours_for_budget};
 }
 
 Priced priced_from(const nlohmann::json& j) {
@@ -32,7 +32,7 @@ Priced priced_from(const nlohmann::json& j) {
   c.recompute = static_cast<ActivationRecompute>(next().get<int>());
   c.mhc_block = next().get<int64_t>();
   for (double* v : {&p.step_time_s, &p.tokens_per_s, &p.memory_per_gpu_bytes, &p.headroom_bytes, &p.mfu,
-                    &p.gpu_seconds_per_token})
+                    &p.gpu_seconds_per_token, &p.gpu_hours_for_budget})
     *v = next().get<double>();
   return p;
 }

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "mhcsim/atomic_write.h"
+#include "mhcsim/cost/serve.h"
 #include "mhcsim/error.h"
 #include "mhcsim/sweep/evaluators.h"
 #include "mhcsim/units.h"
@@ -91,6 +92,9 @@ reports::Table top_table(const std::vector<Priced>& rows, const std::string& tit
   for (auto& c : metric_columns()) cols.push_back(std::move(c));
   const bool priced = price_per_gpu_hour > 0;
   if (priced) cols.push_back({"usd_per_million_tokens", "USD/1M tokens", 3});
+  // The token budget's cost, when the scenario has a budget (workload.token_budget).
+  const bool budget = priced && !rows.empty() && rows.front().gpu_hours_for_budget > 0;
+  if (budget) cols.push_back({"budget_cost_usd", "budget (M USD)", 2, 1e-6});
   const bool sim = !simulated.empty();
   if (sim) {
     cols.push_back({"simulated_step_time_s", "sim step (s)", 3});
@@ -103,7 +107,8 @@ reports::Table top_table(const std::vector<Priced>& rows, const std::string& tit
     std::vector<reports::Cell> row = {static_cast<int64_t>(i + 1)};
     for (auto& c : parameter_cells(p.candidate)) row.push_back(std::move(c));
     for (auto& c : metric_cells(p)) row.push_back(std::move(c));
-    if (priced) row.emplace_back(p.gpu_seconds_per_token / 3600.0 * price_per_gpu_hour * 1e6);
+    if (priced) row.emplace_back(cost::usd_per_million_tokens(price_per_gpu_hour, 1.0 / p.gpu_seconds_per_token));
+    if (budget) row.emplace_back(p.gpu_hours_for_budget * price_per_gpu_hour);
     if (sim) {
       const auto& s = simulated[i];
       if (s.infeasible_reason.empty()) {

@@ -69,6 +69,7 @@ Priced priced(const Scenario& s, const Candidate& c, double memory_bytes, int64_
   p.headroom_bytes = s.hardware.gpu.hbm_bytes - memory_bytes;
   p.mfu = est.mfu;
   p.gpu_seconds_per_token = static_cast<double>(c.gpus) / est.tokens_per_second;
+  p.gpu_hours_for_budget = est.gpu_hours_for_budget;
   return p;
 }
 
@@ -97,8 +98,11 @@ struct Share {
         ++result.pruned[Prune::Memory];
       } else if (hbm - capacity.memory_per_gpu_bytes < o.min_headroom_bytes) {
         ++result.pruned[Prune::Headroom];
+      } else if (auto pt = priced(s, c, capacity.memory_per_gpu_bytes, i);
+                 o.max_cost_usd > 0 && pt.gpu_hours_for_budget * s.hardware.price_per_gpu_hour > o.max_cost_usd) {
+        ++result.pruned[Prune::Budget];
       } else {
-        batch.push_back(priced(s, c, capacity.memory_per_gpu_bytes, i));
+        batch.push_back(std::move(pt));
         ++result.priced_points;
       }
       if (i % kChunk == kChunk - 1) {
@@ -226,17 +230,20 @@ SearchResult run_search(const Scenario& base, const SearchOptions& o) {
 void require_ranked(const SearchResult& r, const SearchOptions& o) {
   if (!r.found.top.empty()) return;
   const auto& p = r.found.pruned;
-  const char* key = p[Prune::Headroom] > 0 ? "--min-headroom-gib"
+  const char* key = p[Prune::Budget] > 0     ? "--max-cost-usd"
+                    : p[Prune::Headroom] > 0 ? "--min-headroom-gib"
                     : p[Prune::MaxGpus] > 0 && p.total() == p[Prune::MaxGpus] ? "--max-gpus"
                     : p[Prune::BatchSplit] + p[Prune::Schedule] > 0 && p[Prune::Memory] == 0 ? "--global-batch"
                                                                                              : "--gpus";
   throw InputError(key, fmt::format("no configuration meets the objective {} and constraints (global batch {} "
-                                    "sequences{}{}): {} points, pruned {}",
+                                    "sequences{}{}{}): {} points, pruned {}",
                                     objective_name(o.objective), o.limits.global_batch_seqs,
                                     o.limits.max_gpus > 0 ? fmt::format(", at most {} GPUs", o.limits.max_gpus) : "",
                                     o.min_headroom_bytes > 0
                                         ? fmt::format(", {:.1f} GiB headroom", o.min_headroom_bytes / kGiB)
-                                        : "",
+                                        : std::string(),
+                                    o.max_cost_usd > 0 ? fmt::format(", at most {:.0f} USD for the token budget", o.max_cost_usd)
+                                                       : std::string(),
                                     r.space_points, p.summary()));
 }
 

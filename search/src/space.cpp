@@ -15,7 +15,7 @@ constexpr int64_t kMaxMicroBatches = int64_t{1} << 20;
 
 constexpr std::array<std::string_view, kPruneReasons> kNames = {
     "max_gpus",  "tp_heads",    "cp_sequence", "pp_layers",    "gpu_split",       "ep_split", "stage_split",
-    "batch_split", "schedule", "sp_without_tp", "zero_without_dp", "mhc_block", "memory",   "headroom"};
+    "batch_split", "schedule", "sp_without_tp", "zero_without_dp", "mhc_block", "memory",   "headroom", "budget"};
 
 std::vector<int64_t> divisors(int64_t n) {
   std::vector<int64_t> d;

@@ -80,7 +80,7 @@ reports::Section headline_section(const Scenario& s) {
          {"fits", "fits in HBM (weights + KV cache)", fits, ""}};
     if (h.price_per_gpu_hour > 0)
       q.push_back({"usd_per_million_tokens", decode ? "cost per 1M output tokens" : "cost per 1M prompt tokens",
-                   cost::usd_per_million_tokens(h, e.tokens_per_second_per_gpu), "USD (all GPUs busy)", 1, 3});
+                   cost::usd_per_million_tokens(h.price_per_gpu_hour, e.tokens_per_second_per_gpu), "USD (all GPUs busy)", 1, 3});
     if (s.workload.target_tokens_per_second > 0)
       q.push_back({"gpus_for_target", "GPUs for the load", e.gpus_for_target,
                    fmt::format("GPUs = {} nodes", e.nodes_for_target)});
@@ -184,7 +184,7 @@ reports::Section cost_section(const Scenario& s) {
   if (h.price_per_gpu_hour > 0)
     rate.push_back({"usd_per_million_tokens",
                     fmt::format("cost per 1M {} tokens (all GPUs busy)", decode ? "output" : "prompt"),
-                    cost::usd_per_million_tokens(h, e.tokens_per_second_per_gpu), "USD", 1, 3});
+                    cost::usd_per_million_tokens(h.price_per_gpu_hour, e.tokens_per_second_per_gpu), "USD", 1, 3});
   sec.blocks.emplace_back(reports::QuantityList{
       fmt::format("{} throughput at the scenario's batch ({} sequences per replica)", to_string(s.workload.phase),
                   s.workload.batch_seqs),

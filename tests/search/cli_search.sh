@@ -35,4 +35,33 @@ check serve_refused 2 "workload.mode" -- "$M" search -s "$SRC/scenarios/deepseek
 check shipped 0 "^# shipped \(deepseek_v3_train.toml\): [0-9]+ tokens/s" -- \
   "$M" search -s "$SRC/scenarios/deepseek_v3_train.toml" --gpus 2048 -j 2 --top 1
 check simulate 0 "sim tokens/s" -- "$M" search "${S[@]}" --top 2 --simulate
+# A budget (issue 18): --max-cost-usd cuts the layouts whose token budget costs more, counted as
+# `budget`; without a budget or a price it is an input error.
+"$M" search "${S[@]}" --top 5 --json >"$tmp/all.json" 2>/dev/null
+limit=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["results"]["top"][2]["budget_cost_usd"])' "$tmp/all.json")
+"$M" search "${S[@]}" --top 5 --json --max-cost-usd "$limit" >"$tmp/budget.json" 2>/dev/null
+python3 - "$tmp/budget.json" "$limit" <<'PY' && pass || fail "search --max-cost-usd: every row within the budget, cuts counted"
+import json, sys
+d, limit = json.load(open(sys.argv[1]))["results"], float(sys.argv[2])
+assert d["top"] and all(r["budget_cost_usd"] <= limit for r in d["top"]), d["top"]
+assert d["pruned"]["budget"] > 0 and sum(d["pruned"].values()) + d["priced_points"] == d["space_points"]
+PY
+check no_budget 2 "^mhcsim: --max-cost-usd: needs a token budget and a price" -- \
+  "$M" search "${S[@]}" --max-cost-usd 1e6 --set workload.token_budget=0
+check budget_too_small 2 "^mhcsim: --max-cost-usd: no configuration meets .*budget [0-9]+" -- \
+  "$M" search "${S[@]}" --max-cost-usd 1
+# The report (issue 18): headline, top K, the Pareto fronts as figures with their data.
+"$M" search "${S[@]}" --top 3 -o "$tmp/r" --report "$tmp/rep" >/dev/null 2>&1
+python3 - "$tmp/rep" "$tmp/r.json" <<'PY' && pass || fail "search --report: sections and front data"
+import csv, json, os, sys
+d, doc = sys.argv[1], json.load(open(sys.argv[2]))["results"]
+md = open(os.path.join(d, "report.md")).read()
+assert md.index("## Headline") < md.index("## Best configurations") < md.index("## Pareto fronts"), md[:500]
+rows = list(csv.DictReader(open(os.path.join(d, "figures", "front_memory.csv"))))
+front = doc["pareto"]["throughput_vs_memory"]
+assert len(rows) == len(front)
+for r, p in zip(rows, front):
+    assert abs(float(r["training throughput (M tokens/s)"]) - p["tokens_per_s"] / 1e6) < 1e-9
+PY
+check report_exists 2 "rep.*--force" -- "$M" search "${S[@]}" --top 1 --report "$tmp/rep"
 summary cli_search

@@ -48,8 +48,9 @@ struct ServeEstimate {
 ServeEstimate serve_estimate(const Scenario& s);
 
 // USD per million tokens at this throughput with every GPU busy all the time (the floor a real
-// load, with its idle time, stays above): price per GPU-hour / (tokens/s per GPU x 3600) x 1e6.
+// load, with its idle time, stays above; for training, the run's own cost per token):
+// price per GPU-hour / (tokens/s per GPU x 3600) x 1e6.
 // 0 when the GPU has no price.
-double usd_per_million_tokens(const HardwareSpec& h, double tokens_per_second_per_gpu);
+double usd_per_million_tokens(double price_per_gpu_hour, double tokens_per_second_per_gpu);
 
 }  // namespace mhcsim::cost

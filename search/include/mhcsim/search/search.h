@@ -35,6 +35,7 @@ struct Priced {
   double headroom_bytes = 0;      // HBM - memory per GPU
   double mfu = 0;
   double gpu_seconds_per_token = 0;  // GPUs / tokens per second: the cost per token at any price
+  double gpu_hours_for_budget = 0;   // workload.token_budget at this throughput (0: no budget)
 };
 
 // The objective's value (in its own unit: tokens/s, GPU-s per token, s, bytes) and whether
@@ -48,6 +49,9 @@ struct SearchOptions {
   Axes axes;                      // default_axes fills what is empty
   SpaceLimits limits;             // global batch (required) and max GPUs
   double min_headroom_bytes = 0;  // free HBM every GPU must keep
+  // The token budget (workload.token_budget) may cost at most this at hardware.price_per_gpu_hour
+  // (0: no limit). run_search refuses it without a budget or a price.
+  double max_cost_usd = 0;
   Objective objective = Objective::TokensPerSecond;
   int64_t top = 10;
   int threads = 0;                // 0: every core

@@ -40,6 +40,7 @@ enum class Prune : int {
   MhcBlock,       // mHC recompute block longer than a chunk's mHC sub-layers
   Memory,         // does not fit in HBM (sweep::capacity)
   Headroom,       // fits, with less free HBM than --min-headroom-gib
+  Budget,         // priced, and the token budget would cost more than --max-cost-usd
   kCount
 };
 inline constexpr size_t kPruneReasons = static_cast<size_t>(Prune::kCount);
