@@ -42,8 +42,7 @@ A2aTraffic a2a_traffic_per_token(const Scenario& s) {
   const auto& p = s.parallel;
   check(m.is_moe(), "model.routed_experts", "all-to-all needs a MoE model (experts > 0)");
   check(m.top_k >= 1 && m.top_k <= m.routed_experts, "model.top_k", "must be in [1, routed_experts]");
-  check(p.ep >= 1, "parallel.ep", "must be >= 1");
-  check(p.max_nodes_per_token >= 0, "parallel.max_nodes_per_token", "must be >= 0");
+  check_parallel_ranges(p);
   const int64_t gpn = std::max(1, s.hardware.nvlink_domain());
   A2aTraffic t;
   t.ep_nodes = (p.ep + gpn - 1) / gpn;

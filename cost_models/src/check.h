@@ -20,4 +20,9 @@ void check(bool ok, const char* key, MakeReason&& make_reason) {
 // The parallel layout a serving estimate needs (serve_estimate, ServingStepModel).
 void check_serving_spec(const Scenario& s);
 
+// The ranges of the parallel.* keys, in one place for the cost model. A scenario file gets them
+// checked with file:line by the scenario layer; a spec built in code (tests, users of the
+// installed library) meets this guard at each cost entry point instead of a division by zero.
+void check_parallel_ranges(const ParallelSpec& p);
+
 }  // namespace mhcsim::cost

@@ -97,8 +97,7 @@ ChunkCost chunk_cost(const Scenario& s, int64_t layers_per_chunk, bool last_stag
   validate_model(m);
   check_workload(s.workload);
   check(layers_per_chunk >= 1, "layers_per_chunk", "must be >= 1");
-  check(p.tp >= 1, "parallel.tp", "must be >= 1");
-  check(p.overlap >= 0 && p.overlap <= 1, "parallel.overlap", "must be in [0, 1]");
+  check_parallel_ranges(p);
   check(d(layers_per_chunk) <= d(m.layers + p.extra_stage_layers), "layers_per_chunk",
         "cannot exceed the model's layers incl. extra stage layers");
 

@@ -45,8 +45,7 @@ namespace {
 
 Ctx context(const Scenario& s) {
   const auto& p = s.parallel;
-  check(p.tp >= 1, "parallel.tp", "must be >= 1");
-  check(p.cp >= 1, "parallel.cp", "must be >= 1");
+  check_parallel_ranges(p);
   Ctx c{s, s.model};
   c.tokens = micro_batch_tokens(s);
   c.tp = d(p.tp);

@@ -18,10 +18,7 @@ bool is_mhc(const ModelSpec& m) { return m.residual != ResidualKind::Residual &&
 
 void validate_parallel(const Scenario& s) {
   const auto& p = s.parallel;
-  check(p.tp >= 1, "parallel.tp", "must be >= 1");
-  check(p.pp >= 1, "parallel.pp", "must be >= 1");
-  check(p.dp >= 1, "parallel.dp", "must be >= 1");
-  check(p.ep >= 1, "parallel.ep", "must be >= 1");
+  check_parallel_ranges(p);
   check(p.pp <= s.model.layers + p.extra_stage_layers, "parallel.pp",
           [&] { return "cannot exceed the number of layers (" + std::to_string(s.model.layers) + ")"; });
   if (s.model.is_moe())
@@ -107,7 +104,6 @@ double weight_bytes_per_gpu(const Scenario& s) {
 MemoryEstimate training_memory(const Scenario& s) {
   const auto& p = s.parallel;
   const auto& pr = s.precision;
-  check(p.zero_stage >= 0 && p.zero_stage <= 3, "parallel.zero_stage", "must be 0..3");
   const auto params = rank_parameters(s);
   // ZeRO shards over the ranks holding the same parameters: dp for dense ones, the
   // dp x tp / ep expert-data-parallel ranks for experts.

@@ -54,11 +54,22 @@ void prefill_from_ops(const Scenario& s, ServeEstimate& e) {
 void check_serving_spec(const Scenario& s) {
   const auto& p = s.parallel;
   check(s.workload.mode == WorkloadMode::Serve, "workload.mode", "serving estimates need mode = \"serve\"");
+  check_parallel_ranges(p);
+  check(p.pp <= s.model.layers, "parallel.pp", "cannot exceed model.layers");
+}
+
+void check_parallel_ranges(const ParallelSpec& p) {
   check(p.tp >= 1, "parallel.tp", "must be >= 1");
   check(p.pp >= 1, "parallel.pp", "must be >= 1");
+  check(p.dp >= 1, "parallel.dp", "must be >= 1");
+  check(p.cp >= 1, "parallel.cp", "must be >= 1");
   check(p.ep >= 1, "parallel.ep", "must be >= 1");
-  check(p.pp <= s.model.layers, "parallel.pp", "cannot exceed model.layers");
+  check(p.micro_batches >= 1, "parallel.micro_batches", "must be >= 1");
+  check(p.virtual_stages >= 1, "parallel.virtual_stages", "must be >= 1");
+  check(p.zero_stage >= 0 && p.zero_stage <= 3, "parallel.zero_stage", "must be 0..3");
+  check(p.max_nodes_per_token >= 0, "parallel.max_nodes_per_token", "must be >= 0");
   check(p.overlap >= 0 && p.overlap <= 1, "parallel.overlap", "must be in [0, 1]");
+  check(p.pp_overlap >= 0 && p.pp_overlap <= 1, "parallel.pp_overlap", "must be in [0, 1]");
 }
 
 ServeEstimate serve_estimate(const Scenario& s) {

@@ -24,7 +24,7 @@ StepEstimate step_estimate(const Scenario& s) {
   const auto& p = s.parallel;
   const auto& w = s.workload;
   check(w.mode == WorkloadMode::Train, "workload.mode", "step estimates need mode = \"train\"");
-  check(p.micro_batches >= 1, "parallel.micro_batches", "must be >= 1");
+  check_parallel_ranges(p);
   check(s.hardware.gpus >= 1, "hardware.gpus", "must be >= 1");
   StepEstimate e;
   e.layers_per_chunk = layers_per_chunk(s);

@@ -183,6 +183,13 @@ TEST_CASE("bad inputs throw SpecError naming the key") {
   CHECK_THROWS_WITH(step_estimate(s), Catch::Contains("parallel.pp"));
   s = shipped("deepseek_v3_serve.toml");
   CHECK_THROWS_WITH(step_estimate(s), Catch::Contains("workload.mode"));
+  // A spec built in code meets the parallel.* ranges at the entry point (check_parallel_ranges).
+  s = shipped("deepseek_v3_train.toml");
+  s.parallel.zero_stage = 4;
+  CHECK_THROWS_WITH(step_estimate(s), Catch::Contains("parallel.zero_stage"));
+  s = shipped("deepseek_v3_train.toml");
+  s.parallel.pp_overlap = 1.5;
+  CHECK_THROWS_WITH(step_estimate(s), Catch::Contains("parallel.pp_overlap"));
 }
 
 TEST_CASE("ZeRO-3 all-gathers the rank's weights before every micro-batch's forward and backward") {
