@@ -41,8 +41,9 @@ std::vector<sweep::SweepAxis> sweep_axes(const py::object& grid) {
       std::string text = py::str(key).cast<std::string>() + "=";
       const char* sep = "";
       for (const auto& v : values) {
-        text += sep + (py::isinstance<py::bool_>(v) ? std::string(v.cast<bool>() ? "true" : "false")
-                                                    : py::str(v).cast<std::string>());
+        text += sep;
+        text += py::isinstance<py::bool_>(v) ? std::string(v.cast<bool>() ? "true" : "false")
+                                             : py::str(v).cast<std::string>();
         sep = ",";
       }
       axes.push_back(sweep::parse_sweep_axis(text));

@@ -33,7 +33,7 @@ Document sample() {
   d.sections.push_back({"Model & hardware",
                         {Paragraph{"GPUs & nodes"},
                          QuantityList{"summary", {{"hbm_bytes", "HBM per GPU", 80.0, "GiB"}}}}});
-  d.sections.push_back({"Pipeline", {t, Figure{"bubble", "bubble of 1F1B", render_svg(c)}}});
+  d.sections.push_back({"Pipeline", {t, figure("bubble", "bubble of 1F1B", c)}}});
   return d;
 }
 
@@ -86,6 +86,8 @@ TEST_CASE("report directory: written whole, refused without --force, replaced wi
   const std::string svg = read(dir / "figures" / "bubble.svg");
   CHECK(mhcsim::test::xml_problem(svg).empty());
   CHECK(svg.find(">bubble (ms)</text>") != std::string::npos);
+  const std::string csv = read(dir / "figures" / "bubble.csv");  // the plotted numbers beside it
+  CHECK(csv.rfind("series,micro-batches (count),bubble (ms)\n", 0) == 0);
 
   std::ofstream(dir / "marker.txt") << "old";
   CHECK_THROWS_AS(write_report(sample(), dir, false), mhcsim::InputError);
