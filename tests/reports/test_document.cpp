@@ -33,7 +33,7 @@ Document sample() {
   d.sections.push_back({"Model & hardware",
                         {Paragraph{"GPUs & nodes"},
                          QuantityList{"summary", {{"hbm_bytes", "HBM per GPU", 80.0, "GiB"}}}}});
-  d.sections.push_back({"Pipeline", {t, figure("bubble", "bubble of 1F1B", c)}}});
+  d.sections.push_back({"Pipeline", {t, figure("bubble", "bubble of 1F1B", c)}});
   return d;
 }
 
