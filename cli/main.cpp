@@ -54,6 +54,7 @@ int main(int argc, char** argv) {
   mhcsim::cli::setup_validate(app);
   mhcsim::cli::setup_serve(app);
   mhcsim::cli::setup_stability(app);
+  mhcsim::cli::setup_diff(app);
 
   if (const std::string unknown = unknown_verb(app, argc, argv); !unknown.empty()) {
     std::cerr << "mhcsim: " << unknown << "\n";

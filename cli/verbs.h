@@ -22,5 +22,6 @@ void setup_report(CLI::App& app);
 void setup_validate(CLI::App& app);
 void setup_serve(CLI::App& app);
 void setup_stability(CLI::App& app);
+void setup_diff(CLI::App& app);
 
 }  // namespace mhcsim::cli

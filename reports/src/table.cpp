@@ -24,6 +24,15 @@ std::string cell_text(const Cell& c, int precision, double scale) {
       c);
 }
 
+std::string csv_escape(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return out + "\"";
+}
+
+}  // namespace
+
 nlohmann::json cell_json(const Cell& c) {
   return std::visit(
       [](const auto& v) -> nlohmann::json {
@@ -33,15 +42,6 @@ nlohmann::json cell_json(const Cell& c) {
       },
       c);
 }
-
-std::string csv_escape(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return out + "\"";
-}
-
-}  // namespace
 
 std::string format_cell(const Cell& cell, int precision, double scale) {
   return cell_text(cell, precision, scale);

@@ -53,6 +53,8 @@ CASES = [
     ("validate", []),
     ("serve", ["-s", SERVE, "--rate", "5", "--requests", "40"]),
     ("stability", ["-s", MHC, "--samples", "20"]),
+    ("diff", [TRAIN, os.path.join(SRC, "scenarios", "validation", "deepseek_v3_isca25.toml")]),
+    ("diff", [TRAIN, SERVE]),
 ]
 
 

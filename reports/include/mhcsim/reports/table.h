@@ -23,6 +23,8 @@ using Cell = std::variant<std::monostate, bool, int64_t, double, std::string>;
 
 // A cell as the text table prints it: value x scale with `precision` digits, "-" when empty.
 std::string format_cell(const Cell& cell, int precision = 3, double scale = 1.0);
+// A cell as JSON: null when empty, else its value (raw units).
+nlohmann::json cell_json(const Cell& cell);
 
 class Table {
  public:
