@@ -62,7 +62,8 @@ TEST_CASE("HTML report: self-contained, escaped, every figure inline with its ca
   CHECK(html.find("href=\"#model-hardware\"") != std::string::npos);
   CHECK(html.find("<td class=\"num\">12.50</td>") != std::string::npos);  // s shown in ms
   CHECK(html.find("<th>time (ms)</th>") != std::string::npos);
-  CHECK(html.find("<figcaption>bubble of 1F1B</figcaption>") != std::string::npos);
+  CHECK(html.find("<figcaption>bubble of 1F1B <a href=\"figures/bubble.csv\">data (CSV)</a></figcaption>") !=
+        std::string::npos);
   // The body (after <head>) balances as XML: void elements only live in <head>.
   const std::string body = html.substr(html.find("<body>"));
   CHECK(mhcsim::test::xml_problem(body.substr(0, body.find("</html>"))).empty());
