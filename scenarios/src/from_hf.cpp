@@ -86,6 +86,7 @@ std::string mlp_kind(const Config& c) {
 struct ModelText {
   std::string toml;
   int64_t max_tokens = 0;  // max_position_embeddings, 0 when absent
+  bool moe = false;        // a [model.moe] table was written
 };
 
 ModelText model_section(const Config& c, const std::string& display_name) {
@@ -122,6 +123,9 @@ ModelText model_section(const Config& c, const std::string& display_name) {
     }
     num("head_dim", *head_dim);
   }
+
+  put("mlp", quoted(mlp_kind(c)));
+  put("tied_embeddings", c.flag("tie_word_embeddings") ? "true" : "false");
 
   const auto experts = c.first({"n_routed_experts", "num_local_experts", "num_experts"});
   if (!experts || *experts <= 1) {  // dense
@@ -161,13 +165,10 @@ ModelText model_section(const Config& c, const std::string& display_name) {
       num("max_groups_per_token", c.required("topk_group"));
     }
   }
-  // After [model.moe] would put them in that table: mlp and tied embeddings go first.
-  const auto moe = std::find_if(kv.begin(), kv.end(), [](const auto& p) { return p.second.empty(); });
-  kv.insert(moe, {{"mlp", quoted(mlp_kind(c))}, {"tied_embeddings", c.flag("tie_word_embeddings") ? "true" : "false"}});
 
   std::string out = "[model]\n";
   for (const auto& [k, v] : kv) out += v.empty() ? k + "\n" : fmt::format("{} = {}\n", k, v);
-  return {out, c.count("max_position_embeddings").value_or(0)};
+  return {out, c.count("max_position_embeddings").value_or(0), experts && *experts > 1};
 }
 
 // DeepSeek-V3's checkpoint is FP8 (quantization_config.fmt e4m3): it was trained with FP8
@@ -231,7 +232,6 @@ std::string scenario_from_hf(const std::string& json_text, const std::string& fi
   const int64_t tokens = a.seq_len > 0 ? a.seq_len
                          : model.max_tokens > 0 ? std::min<int64_t>(4096, model.max_tokens)
                                                 : 4096;
-  const bool moe = model.toml.find("[model.moe]") != std::string::npos;
 
   std::string out = fmt::format("{} {}\n", kFromHfMarker, file_name);
   out += "# The model section is the config's; hardware, parallel and workload are the answers given\n"
@@ -242,7 +242,7 @@ std::string scenario_from_hf(const std::string& json_text, const std::string& fi
   out += fmt::format("\n[hardware]\ngpu = {}\ngpus = {}\n", quoted(a.gpu), a.gpus);
   out += fmt::format("\n[precision]\ngemm = {}\n", quoted(gemm_precision(c)));
   out += fmt::format("\n[parallel]\ntp = {}\npp = {}\n", a.tp, a.pp);
-  if (moe || a.ep != 1) out += fmt::format("ep = {}\n", a.ep);
+  if (model.moe || a.ep != 1) out += fmt::format("ep = {}\n", a.ep);
   if (a.mode == "train")
     out += fmt::format("\n[workload]\nmode = \"train\"\nseq_len = {}\nmicro_batch_seqs = 1\n", tokens);
   else
