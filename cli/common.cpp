@@ -16,8 +16,9 @@
 namespace mhcsim::cli {
 
 CLI::Validator path_flag(const char* expected) {
-  return {[expected](std::string& text) { return text.empty() ? fmt::format("empty path (expected {})", expected) : ""; },
-          ""};
+  return {
+      [expected](std::string& text) { return text.empty() ? fmt::format("empty path (expected {})", expected) : ""; },
+      ""};
 }
 
 CLI::Validator output_prefix_flag(const char* expected) {
@@ -44,7 +45,8 @@ CLI::Validator range_flag(T lo, T hi, const char* kind, const char* a_kind) {
             if constexpr (std::is_floating_point_v<T>) {
               if (!std::isfinite(v)) return fmt::format("{} is not a finite number (expected {})", text, expected);
             }
-            if (ec != std::errc() || v < lo || v > hi) return fmt::format("{} is out of range (expected {})", text, expected);
+            if (ec != std::errc() || v < lo || v > hi)
+              return fmt::format("{} is out of range (expected {})", text, expected);
             return "";
           },
           ""};
@@ -77,11 +79,9 @@ void add_output_options(CLI::App& cmd, OutputOptions& out) {
 }
 
 void add_scenario_options(CLI::App& cmd, ScenarioOptions& opts) {
-  cmd.add_option("-s,--scenario", opts.scenario_path,
-                 "Scenario TOML file (default: the shipped default scenario)")
+  cmd.add_option("-s,--scenario", opts.scenario_path, "Scenario TOML file (default: the shipped default scenario)")
       ->check(path_flag());
-  cmd.add_option("--set", opts.overrides,
-                 "Override a scenario key, e.g. --set parallel.pp=8 (repeatable)")
+  cmd.add_option("--set", opts.overrides, "Override a scenario key, e.g. --set parallel.pp=8 (repeatable)")
       ->type_name("KEY=VALUE");
   cmd.add_option("--calibration", opts.calibration_path,
                  "Calibration profile JSON (overrides the scenario's calibration.profile)")
@@ -107,8 +107,7 @@ std::vector<scenarios::Override> scenario_overrides(const ScenarioOptions& opts)
 }
 
 std::filesystem::path scenario_file(const ScenarioOptions& opts) {
-  return opts.scenario_path.empty() ? scenarios::default_scenario_path()
-                                    : std::filesystem::path(opts.scenario_path);
+  return opts.scenario_path.empty() ? scenarios::default_scenario_path() : std::filesystem::path(opts.scenario_path);
 }
 
 void attach_calibration(Scenario& s) {
@@ -129,8 +128,7 @@ void Output::print_document(nlohmann::json inputs, nlohmann::json results) const
   print_json(api::document(meta, std::move(inputs), std::move(results)));
 }
 
-CLI::App* add_scenario_verb(CLI::App& app, const std::string& name, const std::string& help,
-                            ScenarioVerbRun run) {
+CLI::App* add_scenario_verb(CLI::App& app, const std::string& name, const std::string& help, ScenarioVerbRun run) {
   struct Options {
     ScenarioOptions scn;
     OutputOptions out;

@@ -80,8 +80,7 @@ void print_json(const nlohmann::json& doc);
 // chosen loads the scenario and calls `run(scenario, output)`. Returns the subcommand so the
 // verb can add its own options (bound to state the `run` closure shares).
 using ScenarioVerbRun = std::function<void(const Scenario& scenario, const Output& out)>;
-CLI::App* add_scenario_verb(CLI::App& app, const std::string& name, const std::string& help,
-                            ScenarioVerbRun run);
+CLI::App* add_scenario_verb(CLI::App& app, const std::string& name, const std::string& help, ScenarioVerbRun run);
 
 // Quantities as the document's results object (--json, beside `inputs`) or as a titled,
 // aligned list with units.

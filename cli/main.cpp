@@ -27,14 +27,16 @@ std::string unknown_verb(CLI::App& app, int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"mhcsim: performance model and simulator for DeepSeek-style LLM training and "
-               "serving (mHC, MLA, DeepSeekMoE, FP8, DualPipe)",
-               "mhcsim"};
+  CLI::App app{
+      "mhcsim: performance model and simulator for DeepSeek-style LLM training and "
+      "serving (mHC, MLA, DeepSeekMoE, FP8, DualPipe)",
+      "mhcsim"};
   app.set_version_flag("--version", std::string("mhcsim ") + mhcsim::kVersion);
   app.require_subcommand(1);
-  app.footer("Exit codes: 0 done; 1 a failure while running (e.g. disk full); 2 bad input (one line: "
-             "file:line: key: what is wrong); 3 the configuration does not fit its GPUs (step, memory, "
-             "simulate and report print the result, then `does not fit: <why>` on stderr).");
+  app.footer(
+      "Exit codes: 0 done; 1 a failure while running (e.g. disk full); 2 bad input (one line: "
+      "file:line: key: what is wrong); 3 the configuration does not fit its GPUs (step, memory, "
+      "simulate and report print the result, then `does not fit: <why>` on stderr).");
   app.fallthrough();
 
   mhcsim::cli::setup_hw(app);

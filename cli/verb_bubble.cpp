@@ -6,10 +6,9 @@
 namespace mhcsim::cli {
 
 void setup_bubble(CLI::App& app) {
-  add_scenario_verb(app, "bubble", "Pipeline bubble and per-rank memory for every schedule",
-                    [](const Scenario& s, const Output& out) {
-                      print_table(out, api::bubble_table(s), api::scenario_inputs(s));
-                    });
+  add_scenario_verb(
+      app, "bubble", "Pipeline bubble and per-rank memory for every schedule",
+      [](const Scenario& s, const Output& out) { print_table(out, api::bubble_table(s), api::scenario_inputs(s)); });
 }
 
 }  // namespace mhcsim::cli

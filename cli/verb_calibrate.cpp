@@ -42,13 +42,14 @@ std::vector<fs::path> measurement_files(const CalibrateOptions& o) {
   if (!o.from.empty()) return {o.from.begin(), o.from.end()};
   const auto gpus = calib::detect_gpus();
   if (gpus.empty())
-    throw InputError("calibrate", "no GPU found (nvidia-smi lists none) and no --from given "
-                                  "(expected --from BENCH.json, Google Benchmark JSON output)");
+    throw InputError("calibrate",
+                     "no GPU found (nvidia-smi lists none) and no --from given "
+                     "(expected --from BENCH.json, Google Benchmark JSON output)");
   const fs::path bench = o.bench_dir.empty() ? default_bench_dir() : fs::path(o.bench_dir);
   const fs::path save = o.save_bench.empty() ? fs::path(o.output + ".bench") : fs::path(o.save_bench);
   const calib::BenchRun run = calib::run_kernel_benchmarks(bench, save, int(gpus.size()));
-  std::cerr << fmt::format("mhcsim: ran the benchmarks in {} on {} x {}; JSON in {}\n",
-                           bench.string(), gpus.size(), gpus.front(), save.string());
+  std::cerr << fmt::format("mhcsim: ran the benchmarks in {} on {} x {}; JSON in {}\n", bench.string(), gpus.size(),
+                           gpus.front(), save.string());
   for (const auto& note : run.notes) std::cerr << "mhcsim: note: " << note << "\n";
   return run.files;
 }
@@ -60,20 +61,20 @@ void print_text(const calib::Calibration& c, bool report) {
   }
   calib::fits_table(c).print_text(std::cout);
   std::cout << "\n";
-  reports::print_quantities(std::cout,
-                            fmt::format("calibration of {} ({}), measured {}", c.profile.gpu_name,
-                                        c.profile.catalog_gpu.empty() ? "not in catalog" : c.profile.catalog_gpu,
-                                        c.profile.date),
-                            calib::summary_quantities(c));
+  reports::print_quantities(
+      std::cout,
+      fmt::format("calibration of {} ({}), measured {}", c.profile.gpu_name,
+                  c.profile.catalog_gpu.empty() ? "not in catalog" : c.profile.catalog_gpu, c.profile.date),
+      calib::summary_quantities(c));
 }
 
 }  // namespace
 
 void setup_calibrate(CLI::App& app) {
   auto opts = std::make_shared<CalibrateOptions>();
-  auto* cmd = app.add_subcommand(
-      "calibrate", "Fit kernel bandwidths, collective alpha-beta and GEMM efficiency to benchmarks "
-                   "and write a calibration profile");
+  auto* cmd = app.add_subcommand("calibrate",
+                                 "Fit kernel bandwidths, collective alpha-beta and GEMM efficiency to benchmarks "
+                                 "and write a calibration profile");
   add_output_options(*cmd, opts->out);
   cmd->add_option("--from", opts->from,
                   "Google Benchmark JSON (--benchmark_out) to fit instead of running kernels/bench "
@@ -86,12 +87,10 @@ void setup_calibrate(CLI::App& app) {
   cmd->add_option("--bench-dir", opts->bench_dir,
                   "Directory holding mhcsim_kernel_bench and mhcsim_nccl_bench (default: this build's kernels/bench)")
       ->check(path_flag("a directory name"));
-  cmd->add_option("--save-bench", opts->save_bench,
-                  "Where a run keeps its benchmark JSON (default: <output>.bench/)")
+  cmd->add_option("--save-bench", opts->save_bench, "Where a run keeps its benchmark JSON (default: <output>.bench/)")
       ->check(path_flag("a directory name"));
   cmd->add_flag("--report", opts->report, "Predicted vs measured time and error for every point");
-  cmd->add_flag("--check", opts->check,
-                "Exit 1 when the fit misses the target (median error <= 5%, max <= 15%)");
+  cmd->add_flag("--check", opts->check, "Exit 1 when the fit misses the target (median error <= 5%, max <= 15%)");
   cmd->callback([opts] {
     std::vector<calib::BenchFile> files;
     for (const auto& f : measurement_files(*opts)) files.push_back(calib::read_benchmark_file(f));
@@ -101,7 +100,8 @@ void setup_calibrate(CLI::App& app) {
     if (opts->out.json) {
       // The results are the profile as written (its own file format, read back by --calibration).
       Output{true, {"calibrate", "", "", {}}}.print_document(
-          {{"from", opts->from}, {"gpu", opts->gpu.empty() ? nlohmann::json() : nlohmann::json(opts->gpu)},
+          {{"from", opts->from},
+           {"gpu", opts->gpu.empty() ? nlohmann::json() : nlohmann::json(opts->gpu)},
            {"output", opts->output}},
           calib::calibration_to_json(c));
     } else {
@@ -111,10 +111,10 @@ void setup_calibrate(CLI::App& app) {
     }
     const calib::ErrorStats s = calib::error_stats(c.points);
     if (opts->check && !s.meets_target())
-      throw std::runtime_error(fmt::format(
-          "calibration misses the target: median {:.2f}%, max {:.2f}% (expected median <= {}%, "
-          "max <= {}%)", s.median_abs_pct, s.max_abs_pct, calib::kTargetMedianErrorPct,
-          calib::kTargetMaxErrorPct));
+      throw std::runtime_error(
+          fmt::format("calibration misses the target: median {:.2f}%, max {:.2f}% (expected median <= {}%, "
+                      "max <= {}%)",
+                      s.median_abs_pct, s.max_abs_pct, calib::kTargetMedianErrorPct, calib::kTargetMaxErrorPct));
   });
 }
 

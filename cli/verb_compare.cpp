@@ -43,9 +43,12 @@ constexpr double kPercent = 100.0;  // traces::Comparison keeps errors in percen
 
 nlohmann::json compare_inputs(const CompareOptions& o) {
   const auto or_null = [](const std::string& v) { return v.empty() ? nlohmann::json() : nlohmann::json(v); };
-  return {{"trace", o.trace},           {"simulated_trace", or_null(o.simulated_trace)},
-          {"patterns", or_null(o.patterns)}, {"steps", o.steps},
-          {"window", or_null(o.window)}, {"rank", o.rank},
+  return {{"trace", o.trace},
+          {"simulated_trace", or_null(o.simulated_trace)},
+          {"patterns", or_null(o.patterns)},
+          {"steps", o.steps},
+          {"window", or_null(o.window)},
+          {"rank", o.rank},
           {"list_kernels", o.list_kernels}};
 }
 
@@ -86,8 +89,10 @@ std::optional<double> parse_steps(const std::string& text) {
 CLI::Validator steps_flag() {
   return CLI::Validator(
       [](std::string& s) -> std::string {
-        return parse_steps(s) ? std::string() : "'" + s + "' is not a number of steps (expected N, 0.25 or 1/120, "
-                                                                 "between 1e-6 and 1e6)";
+        return parse_steps(s) ? std::string()
+                              : "'" + s +
+                                    "' is not a number of steps (expected N, 0.25 or 1/120, "
+                                    "between 1e-6 and 1e6)";
       },
       "STEPS");
 }
@@ -98,7 +103,8 @@ Side simulated_side(const CompareOptions& o, const traces::ClassPatterns& patter
   const Scenario s = load_scenario(o.scn);
   sim::check_op_budget(sim::schedule_spec_from(s.parallel), o.max_sim_ops);
   const auto simulation = sim::simulate(s);
-  return {fmt::format("scenario {} ({})", s.name, s.path), traces::from_simulation(simulation), simulation.graph.layout};
+  return {fmt::format("scenario {} ({})", s.name, s.path), traces::from_simulation(simulation),
+          simulation.graph.layout};
 }
 
 // The share of a step the measured trace covers, and how it was said.
@@ -126,7 +132,8 @@ Window window_of(const CompareOptions& o, const Side& simu) {
   if (o.window == "micro-batch" || o.window == "chunk-pair") {
     if (!simu.layout)
       throw InputError("--window", fmt::format("'{}' needs the simulated schedule (compare with a scenario, not "
-                                               "--simulated; or give the fraction, e.g. --window 1/120)", o.window));
+                                               "--simulated; or give the fraction, e.g. --window 1/120)",
+                                               o.window));
     const auto& l = *simu.layout;
     if (o.window == "micro-batch") {
       w.fraction = 1.0 / l.micro_batches;
@@ -143,7 +150,8 @@ Window window_of(const CompareOptions& o, const Side& simu) {
   const auto f = parse_steps(o.window);
   if (!f || *f > 1)
     throw InputError("--window", fmt::format("'{}' is not a window (expected step, micro-batch, chunk-pair or a "
-                                             "fraction of a step such as 1/120)", o.window));
+                                             "fraction of a step such as 1/120)",
+                                             o.window));
   w.fraction = *f;
   w.what = fmt::format("the trace covers {} of a step", o.window);
   return w;
@@ -151,12 +159,13 @@ Window window_of(const CompareOptions& o, const Side& simu) {
 
 void print_kernels(const CompareOptions& o, const traces::KernelTimeline& t) {
   const auto rows = traces::kernel_list(t);
-  reports::Table table(fmt::format("kernels of {}: {} distinct names, {} kernels", o.trace, t.names.size(), t.spans.size()),
-                       {{"op_class", "class"},
-                        {"direction", "direction"},
-                        {"count", "count"},
-                        {"total_seconds", "total (ms)", 3, 1e3},
-                        {"name", "name"}});
+  reports::Table table(
+      fmt::format("kernels of {}: {} distinct names, {} kernels", o.trace, t.names.size(), t.spans.size()),
+      {{"op_class", "class"},
+       {"direction", "direction"},
+       {"count", "count"},
+       {"total_seconds", "total (ms)", 3, 1e3},
+       {"name", "name"}});
   // Text rows show a name's first 160 characters (templated kernels run to KBs); JSON all.
   constexpr size_t kShownChars = 160;
   for (const auto& r : rows)
@@ -198,15 +207,23 @@ void print(const CompareOptions& o, const Side& meas, const Side& simu, const tr
   if (o.out.json) {
     auto rows = t.to_json();
     for (auto& r : rows) r["minor"] = r.contains("note") && !r["note"].is_null();
-    compare_output(o, o.simulated_trace.empty() ? simu.what : "").print_document(compare_inputs(o), {{"measured", meas.what}, {"simulated", simu.what}, {"scope", scope}, {"window_fraction", w.fraction},
-                {"steps", w.steps}, {"rows", rows}, {"mean_abs_error", c.mean_abs_error_pct / kPercent},
-                {"max_abs_error", c.max_abs_error_pct / kPercent}, {"minor_rows", c.minor_rows}});
+    compare_output(o, o.simulated_trace.empty() ? simu.what : "")
+        .print_document(compare_inputs(o), {{"measured", meas.what},
+                                            {"simulated", simu.what},
+                                            {"scope", scope},
+                                            {"window_fraction", w.fraction},
+                                            {"steps", w.steps},
+                                            {"rows", rows},
+                                            {"mean_abs_error", c.mean_abs_error_pct / kPercent},
+                                            {"max_abs_error", c.max_abs_error_pct / kPercent},
+                                            {"minor_rows", c.minor_rows}});
     return;
   }
   t.print_text(std::cout);
-  std::cout << fmt::format("# {}\n# mean |error| {:.1f} %, max |error| {:.1f} % over {} figures ({} under 1% of "
-                           "the step not ranked)\n",
-                           scope, c.mean_abs_error_pct, c.max_abs_error_pct, c.rows.size() - c.minor_rows, c.minor_rows);
+  std::cout << fmt::format(
+      "# {}\n# mean |error| {:.1f} %, max |error| {:.1f} % over {} figures ({} under 1% of "
+      "the step not ranked)\n",
+      scope, c.mean_abs_error_pct, c.max_abs_error_pct, c.rows.size() - c.minor_rows, c.minor_rows);
 }
 
 void run(const CompareOptions& o) {
@@ -217,7 +234,8 @@ void run(const CompareOptions& o) {
   if (o.list_kernels) return print_kernels(o, meas.timeline);
   const Side simu = simulated_side(o, patterns);
   if (o.rank >= simu.timeline.ranks)
-    throw InputError("--rank", fmt::format("{} is out of range (the simulation has {} ranks)", o.rank, simu.timeline.ranks));
+    throw InputError("--rank",
+                     fmt::format("{} is out of range (the simulation has {} ranks)", o.rank, simu.timeline.ranks));
   const Window w = window_of(o, simu);
   const int32_t n = std::min(meas.timeline.ranks, simu.timeline.ranks - o.rank);
   const bool partial = w.fraction < 1;
@@ -231,12 +249,12 @@ void run(const CompareOptions& o) {
 
 void setup_compare(CLI::App& app) {
   auto opts = std::make_shared<CompareOptions>();
-  auto* cmd = app.add_subcommand("compare", "Compare a measured Chrome trace (PyTorch profiler) with the simulated step");
+  auto* cmd =
+      app.add_subcommand("compare", "Compare a measured Chrome trace (PyTorch profiler) with the simulated step");
   cmd->add_option("--trace", opts->trace, "Measured trace: Chrome trace event JSON, optionally gzipped")
       ->required()
       ->check(path_flag());
-  cmd->add_option("--simulated", opts->simulated_trace,
-                  "Compare against this trace instead of simulating the scenario")
+  cmd->add_option("--simulated", opts->simulated_trace, "Compare against this trace instead of simulating the scenario")
       ->check(path_flag());
   cmd->add_option("--patterns", opts->patterns,
                   "Kernel-name and annotation patterns per op class (TOML or JSON) over the defaults")

@@ -31,8 +31,9 @@ void setup_diff(CLI::App& app) {
     const Scenario sa = load_scenario(opts->a), sb = load_scenario(b);
     const api::ScenarioDiff d = api::diff_scenarios(sa, sb);
     if (opts->out.json) {
-      nlohmann::json inputs{{"a", {{"scenario", sa.name}, {"scenario_file", sa.path}, {"inputs", api::scenario_inputs(sa)}}},
-                            {"b", {{"scenario", sb.name}, {"scenario_file", sb.path}, {"inputs", api::scenario_inputs(sb)}}}};
+      nlohmann::json inputs{
+          {"a", {{"scenario", sa.name}, {"scenario_file", sa.path}, {"inputs", api::scenario_inputs(sa)}}},
+          {"b", {{"scenario", sb.name}, {"scenario_file", sb.path}, {"inputs", api::scenario_inputs(sb)}}}};
       return Output{true, {"diff", "", "", opts->a.overrides}}.print_document(std::move(inputs), api::to_json(d));
     }
     std::cout << "# A: " << sa.name << " (" << sa.path << ")\n# B: " << sb.name << " (" << sb.path << ")\n";

@@ -68,10 +68,9 @@ void setup_hw(CLI::App& app) {
                       {"nvlink_domain_gpus", "NVLink domain (GPUs)"},
                       {"price_per_gpu_hour", "USD/GPU-h", 2}});
     for (const auto& e : catalog)
-      t.add_row({e.key, e.gpu.hbm_bytes, e.gpu.hbm_gb_per_s, e.gpu.bf16_tflops, e.gpu.fp8_tflops,
-                 e.gpu.fp4_tflops, e.gpu.nvlink_gb_per_s, e.node.nic_gb_per_s_per_gpu, int64_t{e.gpu.sm_count},
-                 e.gpu.l2_bytes, int64_t{e.node.gpus_per_node}, int64_t{e.node.nvlink_domain()},
-                 e.node.price_per_gpu_hour});
+      t.add_row({e.key, e.gpu.hbm_bytes, e.gpu.hbm_gb_per_s, e.gpu.bf16_tflops, e.gpu.fp8_tflops, e.gpu.fp4_tflops,
+                 e.gpu.nvlink_gb_per_s, e.node.nic_gb_per_s_per_gpu, int64_t{e.gpu.sm_count}, e.gpu.l2_bytes,
+                 int64_t{e.node.gpus_per_node}, int64_t{e.node.nvlink_domain()}, e.node.price_per_gpu_hour});
     t.print_text(std::cout);
     std::cout << "# sources:\n";
     for (const auto& e : catalog) {

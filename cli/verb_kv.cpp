@@ -17,16 +17,17 @@ void setup_kv(CLI::App& app) {
   auto opts = std::make_shared<Options>();
   auto* cmd = add_scenario_verb(app, "kv", "KV cache size: MLA vs GQA/MQA/MHA, per token, sequence, batch; fit per GPU",
                                 [opts](const Scenario& s, const Output& out) {
-    auto inputs = api::scenario_inputs(s);
-    inputs["context_tokens"] = opts->context > 0 ? opts->context : s.workload.context_len;
-    inputs["batch_seqs"] = opts->batch > 0 ? opts->batch : s.workload.batch_seqs;
-    inputs["kv_cache_dtype"] = to_string(s.precision.kv_cache);
-    inputs["kv_block_tokens"] = s.workload.kv_block_tokens;
-    print_table(out, api::kv_table(s, opts->context, opts->batch), std::move(inputs));
-    if (out.json) return;
-    std::cout << "# seqs/GPU: after this GPU's weights (" << to_string(s.precision.weights)
-              << ") and a " << cost::kServeActivationReserveFraction * 100 << "% activation reserve\n";
-  });
+                                  auto inputs = api::scenario_inputs(s);
+                                  inputs["context_tokens"] = opts->context > 0 ? opts->context : s.workload.context_len;
+                                  inputs["batch_seqs"] = opts->batch > 0 ? opts->batch : s.workload.batch_seqs;
+                                  inputs["kv_cache_dtype"] = to_string(s.precision.kv_cache);
+                                  inputs["kv_block_tokens"] = s.workload.kv_block_tokens;
+                                  print_table(out, api::kv_table(s, opts->context, opts->batch), std::move(inputs));
+                                  if (out.json) return;
+                                  std::cout << "# seqs/GPU: after this GPU's weights ("
+                                            << to_string(s.precision.weights) << ") and a "
+                                            << cost::kServeActivationReserveFraction * 100 << "% activation reserve\n";
+                                });
   cmd->add_option("--context", opts->context, "Tokens per sequence (default: workload.context_len)")
       ->check(key_flag("workload.context_len"));
   cmd->add_option("--batch", opts->batch, "Sequences (default: workload.batch_seqs)")

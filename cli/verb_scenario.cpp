@@ -85,25 +85,35 @@ void setup_scenario(CLI::App& app) {
                                "Write a scenario from a Hugging Face config.json (DeepSeek-V2/V3, Llama, Mistral, "
                                "Qwen, Mixtral, Qwen-MoE); needs --gpu and --gpus")
                    ->check(path_flag("a config.json"));
-  from->excludes(cmd->get_option("--scenario"))->excludes(cmd->get_option("--set"))->excludes(cmd->get_option("--json"));
+  from->excludes(cmd->get_option("--scenario"))
+      ->excludes(cmd->get_option("--set"))
+      ->excludes(cmd->get_option("--json"));
   const auto needs_config = [&](CLI::Option* o) { o->needs(from); };
-  needs_config(cmd->add_option("--name", hf.answers.name, "With --from-hf: the model's name (default: its architecture)"));
-  needs_config(cmd->add_option("--gpu", hf.answers.gpu, "With --from-hf: the GPU (a catalog name; mhcsim hw lists them)"));
-  needs_config(cmd->add_option("--gpus", hf.answers.gpus, "With --from-hf: GPUs in all")->check(key_flag("hardware.gpus")));
+  needs_config(
+      cmd->add_option("--name", hf.answers.name, "With --from-hf: the model's name (default: its architecture)"));
+  needs_config(
+      cmd->add_option("--gpu", hf.answers.gpu, "With --from-hf: the GPU (a catalog name; mhcsim hw lists them)"));
+  needs_config(
+      cmd->add_option("--gpus", hf.answers.gpus, "With --from-hf: GPUs in all")->check(key_flag("hardware.gpus")));
   needs_config(cmd->add_option("--tp", hf.answers.tp, "With --from-hf: tensor parallel size")
-                   ->check(key_flag("parallel.tp"))->capture_default_str());
+                   ->check(key_flag("parallel.tp"))
+                   ->capture_default_str());
   needs_config(cmd->add_option("--pp", hf.answers.pp, "With --from-hf: pipeline stages")
-                   ->check(key_flag("parallel.pp"))->capture_default_str());
+                   ->check(key_flag("parallel.pp"))
+                   ->capture_default_str());
   needs_config(cmd->add_option("--ep", hf.answers.ep, "With --from-hf: expert parallel size (MoE)")
-                   ->check(key_flag("parallel.ep"))->capture_default_str());
+                   ->check(key_flag("parallel.ep"))
+                   ->capture_default_str());
   needs_config(cmd->add_option("--mode", hf.answers.mode, "With --from-hf: workload, train or serve (decode)")
-                   ->check(CLI::IsMember({"train", "serve"}))->capture_default_str());
+                   ->check(CLI::IsMember({"train", "serve"}))
+                   ->capture_default_str());
   needs_config(cmd->add_option("--seq-len", hf.answers.seq_len,
                                "With --from-hf: tokens per sequence (train) or context (serve); default "
                                "min(4096, the model's maximum)")
                    ->check(key_flag("workload.seq_len")));
-  needs_config(cmd->add_option("-o,--output", hf.output, "With --from-hf: write the scenario to FILE.toml (default: stdout)")
-                   ->check(path_flag()));
+  needs_config(
+      cmd->add_option("-o,--output", hf.output, "With --from-hf: write the scenario to FILE.toml (default: stdout)")
+          ->check(path_flag()));
   needs_config(cmd->add_flag("--force", hf.force, "With --from-hf -o: replace a file an earlier --from-hf wrote"));
   cmd->callback([opts] {
     if (opts->keys) return print_keys(opts->out.json);
@@ -111,7 +121,7 @@ void setup_scenario(CLI::App& app) {
     const Scenario s = load_scenario(opts->scn);
     if (opts->out.json)
       return Output{true, {"scenario", s.name, s.path, opts->scn.overrides}}.print_document({{"keys", false}},
-                                                                                           scenarios::to_json(s));
+                                                                                            scenarios::to_json(s));
     const auto& m = s.model;
     const auto& p = s.parallel;
     using reports::Quantity;
@@ -127,8 +137,8 @@ void setup_scenario(CLI::App& app) {
          {"gpus", "GPUs", s.hardware.gpus, ""},
          {"hbm", "HBM per GPU", s.hardware.gpu.hbm_bytes, "GiB", 1.0 / kGiB, 1},
          {"parallel", "TP x PP x DP (EP)", fmt::format("{} x {} x {} ({})", p.tp, p.pp, p.dp, p.ep), ""},
-         {"schedule", "schedule", fmt::format("{}, {} micro-batches, {} stages",
-                                              to_string(p.schedule), p.micro_batches, p.stage_count()), ""},
+         {"schedule", "schedule",
+          fmt::format("{}, {} micro-batches, {} stages", to_string(p.schedule), p.micro_batches, p.stage_count()), ""},
          {"mode", "workload", std::string(to_string(s.workload.mode)), ""}});
   });
 }

@@ -48,7 +48,8 @@ int64_t parse_count(const std::string& text, const std::string& whole) {
   const char* end = text.data() + text.size();
   const auto [p, ec] = std::from_chars(text.data(), end, v);
   if (ec != std::errc() || p != end || v < 1 || v > (int64_t{1} << 24))
-    throw InputError("--gpus", fmt::format("'{}' is not N, A,B,C or A-B (expected GPU counts in [1, 16777216])", whole));
+    throw InputError("--gpus",
+                     fmt::format("'{}' is not N, A,B,C or A-B (expected GPU counts in [1, 16777216])", whole));
   return v;
 }
 
@@ -65,7 +66,8 @@ std::vector<int64_t> parse_gpus(const std::string& text, int64_t per_node) {
   }
   for (size_t start = 0;;) {
     const size_t comma = text.find(',', start);
-    const int64_t g = parse_count(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start), text);
+    const int64_t g =
+        parse_count(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start), text);
     if (std::find(out.begin(), out.end(), g) != out.end())
       throw InputError("--gpus", fmt::format("'{}': {} given twice", text, g));
     out.push_back(g);
@@ -125,19 +127,21 @@ void run(const SearchVerbOptions& o) {
                                     : fmt::format("{}..{} ({} sizes)", sizes.front(), sizes.back(), sizes.size()),
                   so.limits.global_batch_seqs, base.workload.seq_len),
       base.hardware.price_per_gpu_hour, simulated);
-  const nlohmann::json inputs = {{"gpu", base.hardware.gpu.name},
-                                 {"gpus", sizes},
-                                 {"max_gpus", o.max_gpus},
-                                 {"min_headroom_gib", o.min_headroom_gib},
-                                 {"max_cost_usd", o.max_cost_usd > 0 ? nlohmann::json(o.max_cost_usd) : nlohmann::json()},
-                                 {"objective", search::objective_name(so.objective)},
-                                 {"global_batch_seqs", so.limits.global_batch_seqs},
-                                 {"tokens_per_sequence", base.workload.seq_len},
-                                 {"simulate", o.simulate}};
-  const auto doc = api::document({"search", base.name, path.string(), o.scn.overrides}, inputs,
-                                 search::to_json(r, table, shipped));
+  const nlohmann::json inputs = {
+      {"gpu", base.hardware.gpu.name},
+      {"gpus", sizes},
+      {"max_gpus", o.max_gpus},
+      {"min_headroom_gib", o.min_headroom_gib},
+      {"max_cost_usd", o.max_cost_usd > 0 ? nlohmann::json(o.max_cost_usd) : nlohmann::json()},
+      {"objective", search::objective_name(so.objective)},
+      {"global_batch_seqs", so.limits.global_batch_seqs},
+      {"tokens_per_sequence", base.workload.seq_len},
+      {"simulate", o.simulate}};
+  const auto doc =
+      api::document({"search", base.name, path.string(), o.scn.overrides}, inputs, search::to_json(r, table, shipped));
   if (!o.output_prefix.empty()) search::write_json_file(doc, o.output_prefix, o.force);
-  if (!o.report_dir.empty()) reports::write_report(search::search_report(base, r, table, shipped), o.report_dir, o.force);
+  if (!o.report_dir.empty())
+    reports::write_report(search::search_report(base, r, table, shipped), o.report_dir, o.force);
   if (o.out.json) return print_json(doc);
 
   std::cout << fmt::format("# space: {} points; pruned: {}\n", r.space_points, r.found.pruned.summary());
@@ -146,14 +150,16 @@ void run(const SearchVerbOptions& o) {
   if (shipped) {
     const auto& best = r.found.top.front();
     const double vb = search::objective_value(so.objective, best), vs = search::objective_value(so.objective, *shipped);
-    std::cout << fmt::format("# shipped ({}): {:.0f} tokens/s, step {:.3f} s; best {} {:+.1f}% ({})\n", path.filename().string(),
-                             shipped->tokens_per_s, shipped->step_time_s, search::objective_name(so.objective),
-                             100 * (vb - vs) / vs, search::differences(shipped_c, best.candidate));
+    std::cout << fmt::format("# shipped ({}): {:.0f} tokens/s, step {:.3f} s; best {} {:+.1f}% ({})\n",
+                             path.filename().string(), shipped->tokens_per_s, shipped->step_time_s,
+                             search::objective_name(so.objective), 100 * (vb - vs) / vs,
+                             search::differences(shipped_c, best.candidate));
   }
   std::cout << fmt::format("# Pareto fronts: {} points throughput vs memory/GPU, {} throughput vs GPUs{}\n",
                            r.found.memory_front.size(), r.found.gpu_front.size(),
                            o.output_prefix.empty() ? "" : fmt::format("; wrote {}.json", o.output_prefix));
-  if (!o.report_dir.empty()) std::cout << fmt::format("# report written to {}/report.html and report.md\n", o.report_dir);
+  if (!o.report_dir.empty())
+    std::cout << fmt::format("# report written to {}/report.html and report.md\n", o.report_dir);
 }
 
 }  // namespace

@@ -48,9 +48,12 @@ api::ServeRequest parse(const ServeOptions& o) {
   auto& c = p.config;
   c.replicas = parse_count(o.replicas, "--replicas");
   c.prefill_replicas = parse_count(o.prefill_replicas, "--prefill-replicas", 0);
-  if (o.router == "least-loaded") c.router = RouterKind::LeastLoaded;
-  else if (o.router == "round-robin") c.router = RouterKind::RoundRobin;
-  else throw InputError("--router", fmt::format("'{}' (expected least-loaded or round-robin)", o.router));
+  if (o.router == "least-loaded")
+    c.router = RouterKind::LeastLoaded;
+  else if (o.router == "round-robin")
+    c.router = RouterKind::RoundRobin;
+  else
+    throw InputError("--router", fmt::format("'{}' (expected least-loaded or round-robin)", o.router));
   c.scheduler.token_budget = parse_count(o.token_budget, "--token-budget");
   c.scheduler.max_batch_seqs = parse_count(o.max_batch, "--max-batch", 0);
   c.scheduler.chunked_prefill = !o.no_chunked_prefill;
@@ -87,10 +90,9 @@ void run_serve(const Scenario& s, const Output& out, const ServeOptions& o) {
   const auto a = api::serve(s, request);
   if (out.json) return out.print_document(serve_inputs(s, request), api::to_json(s, request, a));
   const auto& c = request.config;
-  const std::string pools =
-      c.prefill_replicas > 0
-          ? fmt::format("{} prefill + {} decode replicas", c.prefill_replicas, c.replicas)
-          : fmt::format("{} replica{}", c.replicas, c.replicas > 1 ? "s" : "");
+  const std::string pools = c.prefill_replicas > 0
+                                ? fmt::format("{} prefill + {} decode replicas", c.prefill_replicas, c.replicas)
+                                : fmt::format("{} replica{}", c.replicas, c.replicas > 1 ? "s" : "");
   api::runs_table(fmt::format("serve {}: {}, {} x {} GPU{} ({})", s.name, a.requests_source, pools, a.gpus_per_replica,
                               a.gpus_per_replica > 1 ? "s" : "", s.hardware.gpu.name),
                   a.runs)
@@ -102,8 +104,8 @@ void run_serve(const Scenario& s, const Output& out, const ServeOptions& o) {
                              c.slo_ttft_s * 1e3, c.slo_tpot_s * 1e3);
   if (a.search) {
     if (a.search->rate_per_s > 0)
-      std::cout << fmt::format("# max rate meeting the SLOs at p99: {:.4g} requests/s ({} runs)\n", a.search->rate_per_s,
-                               a.search->probes.size());
+      std::cout << fmt::format("# max rate meeting the SLOs at p99: {:.4g} requests/s ({} runs)\n",
+                               a.search->rate_per_s, a.search->probes.size());
     else
       std::cout << "# max rate: no rate down to the search's floor meets the SLOs\n";
   }
@@ -111,8 +113,8 @@ void run_serve(const Scenario& s, const Output& out, const ServeOptions& o) {
     std::cout << fmt::format("# capacity for {:.4g} {} tokens/s (workload.target_tokens_per_second):",
                              a.capacity->target_tokens_per_s, a.decode_target ? "output" : "input");
     for (const auto& pc : a.capacity->pools)
-      std::cout << fmt::format(" {} {} replicas ({} units of {} GPUs),", pc.units.label, pc.replicas, pc.deployment_units,
-                               pc.units.unit_gpus);
+      std::cout << fmt::format(" {} {} replicas ({} units of {} GPUs),", pc.units.label, pc.replicas,
+                               pc.deployment_units, pc.units.unit_gpus);
     std::cout << fmt::format(" {} GPUs, {} nodes\n", a.capacity->gpus, a.capacity->nodes);
   }
 }
@@ -130,19 +132,26 @@ void setup_serve(CLI::App& app) {
   cmd->add_option("--input-tokens", o->input_tokens, "Prompt tokens per request, or their mean (default 1024)");
   cmd->add_option("--output-tokens", o->output_tokens, "Output tokens per request, or their mean (default 256)");
   cmd->add_option("--lengths", o->lengths, "Token lengths: fixed or exponential (default fixed)");
-  cmd->add_option("--prefix-hit", o->prefix_hit, "Share of each prompt served from the prefix cache, [0, 1) (default 0)");
+  cmd->add_option("--prefix-hit", o->prefix_hit,
+                  "Share of each prompt served from the prefix cache, [0, 1) (default 0)");
   cmd->add_option("--slo-ttft", o->slo_ttft, "Time-to-first-token SLO with a unit, e.g. 2s");
   cmd->add_option("--slo-tpot", o->slo_tpot, "Time-per-output-token SLO with a unit, e.g. 50ms");
-  cmd->add_option("--replicas", o->replicas, "Replicas (tp x pp GPUs each), or the decode pool with --prefill-replicas (default 1)");
-  cmd->add_option("--prefill-replicas", o->prefill_replicas, "Prefill/decode disaggregation: replicas of the prefill pool (default 0 = colocated)");
-  cmd->add_option("--prefill-scenario", o->prefill_scenario, "Scenario of the prefill pool, as written (default: -s with its --set)");
+  cmd->add_option("--replicas", o->replicas,
+                  "Replicas (tp x pp GPUs each), or the decode pool with --prefill-replicas (default 1)");
+  cmd->add_option("--prefill-replicas", o->prefill_replicas,
+                  "Prefill/decode disaggregation: replicas of the prefill pool (default 0 = colocated)");
+  cmd->add_option("--prefill-scenario", o->prefill_scenario,
+                  "Scenario of the prefill pool, as written (default: -s with its --set)");
   cmd->add_option("--router", o->router, "least-loaded or round-robin (default least-loaded)");
   cmd->add_option("--token-budget", o->token_budget, "Tokens per iteration, decodes + prefill chunks (default 2048)");
-  cmd->add_option("--prefill-token-budget", o->prefill_token_budget, "Tokens per iteration of the prefill pool (default 16384)");
+  cmd->add_option("--prefill-token-budget", o->prefill_token_budget,
+                  "Tokens per iteration of the prefill pool (default 16384)");
   cmd->add_option("--max-batch", o->max_batch, "Sequences per iteration (default 0 = workload.batch_seqs)");
   cmd->add_flag("--no-chunked-prefill", o->no_chunked_prefill, "Admit a prompt only when it fits the budget whole");
   cmd->add_option("--seed", o->seed, "Seed of the arrivals and lengths (default 1)");
-  cmd->add_flag("--max-rate", o->max_rate, "Search the highest rate meeting the SLOs at p99, and the capacity for workload.target_tokens_per_second");
+  cmd->add_flag(
+      "--max-rate", o->max_rate,
+      "Search the highest rate meeting the SLOs at p99, and the capacity for workload.target_tokens_per_second");
   cmd->add_option("--trace", o->trace, "Chrome trace of the iterations (first 16 replicas of each pool)");
 }
 

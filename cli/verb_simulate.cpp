@@ -22,8 +22,8 @@ void setup_simulate(CLI::App& app) {
     int64_t max_sim_ops = sim::kDefaultMaxSimOps;
   };
   auto opts = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand(
-      "simulate", "Simulate one training step's pipeline schedule with compute/communication overlap");
+  auto* cmd = app.add_subcommand("simulate",
+                                 "Simulate one training step's pipeline schedule with compute/communication overlap");
   add_scenario_options(*cmd, opts->scn);
   add_output_options(*cmd, opts->out);
   cmd->add_option("--trace", opts->trace_path,
@@ -50,8 +50,8 @@ void setup_simulate(CLI::App& app) {
       std::cout << "# " << api::versus_verdict(v) << "\n";
     }
     if (!run.trace_path.empty())
-      std::cout << fmt::format("# trace written to {}: {} slices, {} flow arrows\n", run.trace_path,
-                               run.trace.slices, run.trace.flows);
+      std::cout << fmt::format("# trace written to {}: {} slices, {} flow arrows\n", run.trace_path, run.trace.slices,
+                               run.trace.flows);
     require_fits(s);
   });
 }

@@ -22,8 +22,8 @@ namespace {
 constexpr int64_t kMappingsPerLayer = 2;
 
 struct StabilityOptions {
-  int64_t n = 0;       // 0: the scenario's model.mhc.n
-  int64_t layers = 0;  // 0: the scenario's model.layers
+  int64_t n = 0;                        // 0: the scenario's model.mhc.n
+  int64_t layers = 0;                   // 0: the scenario's model.layers
   std::vector<int64_t> sinkhorn_iters;  // empty: 1,3,5,10,20 and the scenario's t_max
   double noise = stability::kPaperHcNoise;
   int64_t samples = 1000;
@@ -64,7 +64,8 @@ reports::Table gain_table(const std::string& title, const std::vector<stability:
 reports::Table depth_table(const std::vector<stability::VariantGain>& results, int t_max, int64_t depth) {
   const auto find = [&](stability::MappingKind kind) -> const stability::VariantGain* {
     for (const auto& r : results)
-      if (r.variant.kind == kind && (kind == stability::MappingKind::HC || r.variant.sinkhorn_iters == t_max)) return &r;
+      if (r.variant.kind == kind && (kind == stability::MappingKind::HC || r.variant.sinkhorn_iters == t_max))
+        return &r;
     return nullptr;
   };
   const auto* hc = find(stability::MappingKind::HC);
@@ -123,8 +124,8 @@ void run_stability(const Scenario& s, const Output& out, const StabilityOptions&
     const stability::RandomModel model{n, depth, stability::kIdentityBias, o.noise};
     results = stability::random_study(model, samples, static_cast<uint64_t>(o.seed), variants);
   }
-  const reports::Table gains =
-      gain_table(fmt::format("Composite residual gain over {} mappings, n = {}: {}; {}", depth, n, s.name, source), results);
+  const reports::Table gains = gain_table(
+      fmt::format("Composite residual gain over {} mappings, n = {}: {}; {}", depth, n, s.name, source), results);
   if (out.json) {
     nlohmann::json doc;
     doc["source"] = o.mappings.empty() ? "random" : "file";
@@ -140,8 +141,11 @@ void run_stability(const Scenario& s, const Output& out, const StabilityOptions&
     doc["scenario_sinkhorn_iters"] = t_max;
     doc["variants"] = gains.to_json();
     for (size_t k = 0; k < results.size(); ++k) doc["variants"][k]["curve"] = curve_json(results[k]);
-    nlohmann::json inputs = {{"n", n}, {"mappings_file", o.mappings.empty() ? nlohmann::json() : nlohmann::json(o.mappings)},
-                             {"samples", samples}, {"seed", o.seed}, {"noise", o.noise}};
+    nlohmann::json inputs = {{"n", n},
+                             {"mappings_file", o.mappings.empty() ? nlohmann::json() : nlohmann::json(o.mappings)},
+                             {"samples", samples},
+                             {"seed", o.seed},
+                             {"noise", o.noise}};
     return out.print_document(std::move(inputs), std::move(doc));
   }
   gains.print_text(std::cout);

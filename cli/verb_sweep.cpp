@@ -97,8 +97,8 @@ void run(const SweepOptions& o) {
   const sweep::Grid grid(std::move(axes));
   if (!o.output_prefix.empty()) sweep::require_outputs(o.output_prefix, o.force);  // before the work
   const Base base = instantiate_base(tpl);
-  const auto evaluator = with_calibration(
-      o.simulate ? sweep::simulated_evaluator(o.max_sim_ops) : sweep::analytic_evaluator(), base);
+  const auto evaluator =
+      with_calibration(o.simulate ? sweep::simulated_evaluator(o.max_sim_ops) : sweep::analytic_evaluator(), base);
   if (o.top > 0) (void)sweep::metric_index(evaluator.metrics, o.by);  // --by before the work
   require_some_point_beyond_base(base, tpl, grid, evaluator, o.jobs);
 
@@ -111,15 +111,18 @@ void run(const SweepOptions& o) {
                                {"model", evaluator.name},
                                {"mhcsim_version", kVersion}};
   // --json on stdout is a document (api/document.h); PREFIX.json keeps its manifest (`meta`).
-  const nlohmann::json doc_meta = api::document_meta(
-      {"sweep", base.scenario ? base.scenario->name : "", path.string(), o.scn.overrides});
-  const nlohmann::json inputs = {{"sweep", o.axes}, {"model", evaluator.name},
-                                 {"top", o.top},    {"by", o.top > 0 ? nlohmann::json(o.by) : nlohmann::json()}};
+  const nlohmann::json doc_meta =
+      api::document_meta({"sweep", base.scenario ? base.scenario->name : "", path.string(), o.scn.overrides});
+  const nlohmann::json inputs = {{"sweep", o.axes},
+                                 {"model", evaluator.name},
+                                 {"top", o.top},
+                                 {"by", o.top > 0 ? nlohmann::json(o.by) : nlohmann::json()}};
   // Under mpirun every rank evaluates its share of the blocks and rank 0 alone prints and writes.
   const sweep::StreamOptions stream{1024, 0, sweep::mpi_ranks()};
   if (stream.ranks.rank != 0) {
     try {
-      sweep::stream_sweep(tpl, grid, evaluator, {o.jobs, {}}, [](const sweep::SweepResult&, int64_t) {}, stream);
+      sweep::stream_sweep(
+          tpl, grid, evaluator, {o.jobs, {}}, [](const sweep::SweepResult&, int64_t) {}, stream);
     } catch (const std::exception& e) {
       std::cerr << "mhcsim: error: rank " << stream.ranks.rank << ": " << e.what() << "\n";
       sweep::abort_all(1);
@@ -133,7 +136,8 @@ void run(const SweepOptions& o) {
   bool first_rows = true;
   const std::string title = fmt::format("sweep: {} points ({} model)", grid.size(), evaluator.name);
   if (stream_stdout && o.out.json)
-    std::cout << "{\"meta\": " << doc_meta.dump() << ",\n\"inputs\": " << inputs.dump() << ",\n\"results\": {\"rows\": [";
+    std::cout << "{\"meta\": " << doc_meta.dump() << ",\n\"inputs\": " << inputs.dump()
+              << ",\n\"results\": {\"rows\": [";
   const auto on_block = [&](const sweep::SweepResult& b, int64_t first) {
     feasible += b.feasible_count();
     if (top) best.add(b, first);
@@ -150,10 +154,13 @@ void run(const SweepOptions& o) {
     first_rows = false;
   };
   const auto run_sweep = [&](const sweep::BlockSink& also) {
-    sweep::stream_sweep(tpl, grid, evaluator, run_opts, [&](const sweep::SweepResult& b, int64_t first) {
-      also(b, first);
-      on_block(b, first);
-    }, stream);
+    sweep::stream_sweep(
+        tpl, grid, evaluator, run_opts,
+        [&](const sweep::SweepResult& b, int64_t first) {
+          also(b, first);
+          on_block(b, first);
+        },
+        stream);
   };
   if (o.output_prefix.empty())
     run_sweep([](const sweep::SweepResult&, int64_t) {});
@@ -171,8 +178,7 @@ void run(const SweepOptions& o) {
   const auto& kept = best.kept();
   const std::string top_title =
       top ? fmt::format("best {} of {} feasible points by {} ({} model)", shown.size(), feasible,
-                        evaluator.metrics[sweep::metric_index(evaluator.metrics, o.by)].column.key,
-                        evaluator.name)
+                        evaluator.metrics[sweep::metric_index(evaluator.metrics, o.by)].column.key, evaluator.name)
           : title;
   const auto table = sweep::to_table(kept, shown, 0, static_cast<int64_t>(shown.size()), top_title);
   if (o.out.json) {
@@ -193,8 +199,10 @@ void run(const SweepOptions& o) {
     hi = std::max(hi, v);
   }
   if (hi > lo && lo > 0)
-    std::cout << fmt::format("# note: these rows run global batches of {:.0f} to {:.0f} sequences; fix one with "
-                             "--set workload.global_batch_seqs=N to compare at the same batch\n", lo, hi);
+    std::cout << fmt::format(
+        "# note: these rows run global batches of {:.0f} to {:.0f} sequences; fix one with "
+        "--set workload.global_batch_seqs=N to compare at the same batch\n",
+        lo, hi);
   if (!o.output_prefix.empty())
     std::cout << fmt::format("# {} points, {} feasible; wrote {}.csv and {}.json\n", grid.size(), feasible,
                              o.output_prefix, o.output_prefix);

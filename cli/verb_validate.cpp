@@ -17,10 +17,10 @@ namespace mhcsim::cli {
 namespace {
 
 struct ValidateOptions {
-  std::string dir;                      // empty -> <data dir>/validation
-  std::vector<std::string> overrides;   // --set, applied to every case
-  std::string calibration_path;         // --calibration, applied to every case
-  std::string check;                    // --check MEDIAN,MAX
+  std::string dir;                     // empty -> <data dir>/validation
+  std::vector<std::string> overrides;  // --set, applied to every case
+  std::string calibration_path;        // --calibration, applied to every case
+  std::string check;                   // --check MEDIAN,MAX
   OutputOptions out;
 };
 
@@ -37,7 +37,8 @@ void run(const ValidateOptions& o) {
 
   if (o.out.json) {
     Output{true, {"validate", "", "", o.overrides}}.print_document(
-        {{"dir", v.dir.string()}, {"check", checking ? nlohmann::json(o.check) : nlohmann::json()},
+        {{"dir", v.dir.string()},
+         {"check", checking ? nlohmann::json(o.check) : nlohmann::json()},
          {"calibration", o.calibration_path.empty() ? nlohmann::json() : nlohmann::json(o.calibration_path)}},
         api::to_json(v, checking ? std::optional(thresholds) : std::nullopt));
   } else {
@@ -46,21 +47,19 @@ void run(const ValidateOptions& o) {
                              api::summary_text(v.held_out));
     if (checking)
       std::cout << fmt::format("# check: median <= {} %: {}, max <= {} %: {}\n", thresholds.median_pct,
-                               result.median_ok ? "ok" : "FAILED", thresholds.max_pct,
-                               result.max_ok ? "ok" : "FAILED");
+                               result.median_ok ? "ok" : "FAILED", thresholds.max_pct, result.max_ok ? "ok" : "FAILED");
   }
   // nccl-tests habit: a failed check is a non-zero exit (1; bad input stays 2).
   if (!result.passed())
-    throw std::runtime_error(fmt::format("validate --check {}: {} exceeds the thresholds", o.check,
-                                         api::summary_text(v.report.summary)));
+    throw std::runtime_error(
+        fmt::format("validate --check {}: {} exceeds the thresholds", o.check, api::summary_text(v.report.summary)));
 }
 
 }  // namespace
 
 void setup_validate(CLI::App& app) {
   auto opts = std::make_shared<ValidateOptions>();
-  auto* cmd = app.add_subcommand("validate",
-                                 "Compare the model with published training runs (scenarios/validation/)");
+  auto* cmd = app.add_subcommand("validate", "Compare the model with published training runs (scenarios/validation/)");
   cmd->add_option("--dir", opts->dir,
                   "Folder of validation cases, one scenario with a [published] table per *.toml "
                   "(default: the shipped scenarios/validation)")
@@ -69,8 +68,7 @@ void setup_validate(CLI::App& app) {
       ->type_name("KEY=VALUE");
   cmd->add_option("--calibration", opts->calibration_path, "Calibration profile JSON applied to every case")
       ->check(path_flag());
-  cmd->add_option("--check", opts->check,
-                  "Exit 1 when median |delta| > MEDIAN % or max |delta| > MAX %")
+  cmd->add_option("--check", opts->check, "Exit 1 when median |delta| > MEDIAN % or max |delta| > MAX %")
       ->type_name("MEDIAN,MAX");
   add_output_options(*cmd, opts->out);
   cmd->callback([opts] { run(*opts); });

@@ -36,8 +36,7 @@ void scenario_input(const uint8_t* data, size_t size) {
   try {
     price(scenarios::load_scenario_from_string(std::string(reinterpret_cast<const char*>(data), size), "fuzz.toml"));
   } catch (const InputError&) {
-  } catch (const InfeasibleError&) {
-  }
+  } catch (const InfeasibleError&) {}
 }
 
 void patterns_input(const uint8_t* data, size_t size) {
@@ -45,11 +44,10 @@ void patterns_input(const uint8_t* data, size_t size) {
   for (const char* name : {"fuzz.toml", "fuzz.json"}) {
     try {
       traces::Classifier classifier(traces::parse_patterns(text, name));
-      for (const char* kernel : {"flash_fwd_kernel", "ncclKernel_AllReduce_RING_LL_Sum_bf16",
-                                 "dispatch_kernel<8>", "sm90_xmma_gemm_bf16bf16", ""})
+      for (const char* kernel : {"flash_fwd_kernel", "ncclKernel_AllReduce_RING_LL_Sum_bf16", "dispatch_kernel<8>",
+                                 "sm90_xmma_gemm_bf16bf16", ""})
         classifier.classify(kernel, "kernel");
-    } catch (const InputError&) {
-    }
+    } catch (const InputError&) {}
   }
 }
 
@@ -64,12 +62,12 @@ void trace_input(const uint8_t* data, size_t size) {
     // the 10 s fuzz timeout; past 2 MiB the same code paths only repeat.
     traces::TraceLimits limits;
     limits.max_bytes = uint64_t{2} << 20;
-    traces::read_chrome_trace(in, "fuzz.json", [&](const traces::TraceEvent& e) { builder.add(e); }, limits);
+    traces::read_chrome_trace(
+        in, "fuzz.json", [&](const traces::TraceEvent& e) { builder.add(e); }, limits);
     const auto timeline = std::move(builder).finish();
     const auto m = traces::measure(timeline, 0, timeline.ranks);
     traces::compare(m, m);
-  } catch (const InputError&) {
-  }
+  } catch (const InputError&) {}
 }
 
 }  // namespace mhcsim::fuzz

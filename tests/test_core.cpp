@@ -25,11 +25,9 @@ TEST_CASE("InputError formats file:line: key: reason") {
 }
 
 TEST_CASE("enum spellings round-trip") {
-  for (auto s : {Schedule::OneF1B, Schedule::Interleaved1F1B, Schedule::ZB1P, Schedule::DualPipe,
-                 Schedule::DualPipeV})
+  for (auto s : {Schedule::OneF1B, Schedule::Interleaved1F1B, Schedule::ZB1P, Schedule::DualPipe, Schedule::DualPipeV})
     CHECK(parse_schedule(to_string(s)) == s);
-  for (auto t : {DType::FP32, DType::BF16, DType::FP16, DType::FP8, DType::INT4})
-    CHECK(parse_dtype(to_string(t)) == t);
+  for (auto t : {DType::FP32, DType::BF16, DType::FP16, DType::FP8, DType::INT4}) CHECK(parse_dtype(to_string(t)) == t);
   CHECK_FALSE(parse_schedule("dual-pipe").has_value());
   CHECK(bytes_per_element(DType::INT4) == 0.5);
 }
@@ -94,13 +92,17 @@ TEST_CASE("input files: regular files only, size checked before reading, never b
   InputFile file(dir / "ok.txt", kind);
   CHECK(file.size_bytes() == 8);
   std::ofstream(dir / "big.txt") << "123456789";
-  CHECK_THROWS_WITH(read_input_file(dir / "big.txt", kind),
-                    Contains("big.txt: k: test file is larger than the 8 bytes limit (9 bytes) (raise it with --max-test-bytes)"));
-  CHECK_THROWS_WITH(read_input_file(dir / "none.txt", kind), Contains("none.txt: k: cannot open test file (No such file or directory)"));
+  CHECK_THROWS_WITH(
+      read_input_file(dir / "big.txt", kind),
+      Contains("big.txt: k: test file is larger than the 8 bytes limit (9 bytes) (raise it with --max-test-bytes)"));
+  CHECK_THROWS_WITH(read_input_file(dir / "none.txt", kind),
+                    Contains("none.txt: k: cannot open test file (No such file or directory)"));
   CHECK_THROWS_WITH(read_input_file(dir, kind), Contains("cannot open test file (a directory, not a regular file)"));
-  CHECK_THROWS_WITH(read_input_file("/dev/zero", kind), Contains("/dev/zero: k: cannot open test file (a character device, not a regular file)"));
+  CHECK_THROWS_WITH(read_input_file("/dev/zero", kind),
+                    Contains("/dev/zero: k: cannot open test file (a character device, not a regular file)"));
   REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);  // no writer: a blocking open would hang here
-  CHECK_THROWS_WITH(read_input_file(dir / "fifo", kind), Contains("cannot open test file (a FIFO, not a regular file)"));
+  CHECK_THROWS_WITH(read_input_file(dir / "fifo", kind),
+                    Contains("cannot open test file (a FIFO, not a regular file)"));
   CHECK(input_file_problem(dir / "ok.txt").empty());
   CHECK(input_file_problem(dir / "fifo") == "a FIFO, not a regular file");
   CHECK(format_byte_count(uint64_t{1} << 20) == "1 MiB");
@@ -113,7 +115,8 @@ TEST_CASE("TOML nesting: dotted keys, headers, arrays and inline tables count; s
   using Catch::Contains;
   const auto ok = [](const std::string& text) { CHECK_NOTHROW(check_toml_nesting(text, "t.toml", 4)); };
   const auto deep = [](const std::string& text, const std::string& where) {
-    CHECK_THROWS_WITH(check_toml_nesting(text, "t.toml", 4), Contains(where) && Contains("nesting deeper than 4 levels"));
+    CHECK_THROWS_WITH(check_toml_nesting(text, "t.toml", 4),
+                      Contains(where) && Contains("nesting deeper than 4 levels"));
   };
   ok("a.b.c.d = 1\n");
   deep("a.b.c.d.e = 1\n", "t.toml:1: a.b.c.d.e: ");
@@ -128,9 +131,9 @@ TEST_CASE("TOML nesting: dotted keys, headers, arrays and inline tables count; s
   ok("a = \"x.y.z.w.v[[[[{{{{\" # a.b.c.d.e [[[[\n");
   ok("a = 'x.y.z.w.v[[[['\nb = \"\"\"\n[[[[.....\n\"\"\"\nc = '''\n....'''\n");
   deep("a = \"\"\"\n\n\"\"\"\nb.c.d.e.f = 1\n", "t.toml:4: b.c.d.e.f: ");  // lines counted in strings
-  ok("\"a.b.c.d.e\".f = 1\n");  // a quoted key part is one part
-  ok("a = \"\\\".b.c.d.e\"\n");  // an escaped quote does not end the string
-  deep("a = 1\n" + std::string(1000, '[') + "\n", "t.toml:2: ");  // garbage still stops at the limit
-  ok(std::string(100, ']') + std::string(100, '}') + "\n");  // unbalanced closers are the parser's error
+  ok("\"a.b.c.d.e\".f = 1\n");                                             // a quoted key part is one part
+  ok("a = \"\\\".b.c.d.e\"\n");                                            // an escaped quote does not end the string
+  deep("a = 1\n" + std::string(1000, '[') + "\n", "t.toml:2: ");           // garbage still stops at the limit
+  ok(std::string(100, ']') + std::string(100, '}') + "\n");                // unbalanced closers are the parser's error
   deep("a" + std::string(40000, '.') + "b = 1\n", "t.toml:1: ");
 }

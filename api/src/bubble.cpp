@@ -41,8 +41,8 @@ reports::Table bubble_table(const Scenario& base) {
     }
     try {
       const auto e = cost::step_estimate(s);
-      const auto chunks = cost::pipeline_activation_chunks(sched, s.parallel.pp, s.parallel.micro_batches,
-                                                           s.parallel.virtual_stages);
+      const auto chunks =
+          cost::pipeline_activation_chunks(sched, s.parallel.pp, s.parallel.micro_batches, s.parallel.virtual_stages);
       t.add_row({name, e.layers_per_chunk, e.phases.f, e.phases.b, e.phases.w, e.phases.fb, e.bubble_seconds,
                  e.bubble_fraction(), e.step_seconds, cost::pipeline_parameter_factor(sched), chunks,
                  static_cast<double>(chunks) * e.chunk.activation_bytes,

@@ -48,7 +48,8 @@ nlohmann::json result_json(const serving::ServingResult& r) {
   j["max_requests_in_flight"] = r.max_requests_in_flight;
   j["cost_usd"] = r.cost_usd;
   auto& series = j["kv_utilisation_series"] = nlohmann::json::array();
-  for (const auto& k : r.kv_utilisation_series) series.push_back({{"time_s", k.time_s}, {"utilisation", k.utilisation}});
+  for (const auto& k : r.kv_utilisation_series)
+    series.push_back({{"time_s", k.time_s}, {"utilisation", k.utilisation}});
   return j;
 }
 }  // namespace
@@ -154,8 +155,10 @@ nlohmann::json to_json(const Scenario& s, const ServeRequest& request, const Ser
     cap["nodes"] = a.capacity->nodes;
     cap["pools"] = nlohmann::json::array();
     for (const auto& pc : a.capacity->pools)
-      cap["pools"].push_back({{"pool", pc.units.label}, {"replicas", pc.replicas},
-                              {"deployment_units", pc.deployment_units}, {"unit_gpus", pc.units.unit_gpus},
+      cap["pools"].push_back({{"pool", pc.units.label},
+                              {"replicas", pc.replicas},
+                              {"deployment_units", pc.deployment_units},
+                              {"unit_gpus", pc.units.unit_gpus},
                               {"gpus", pc.gpus}});
   }
   return doc;

@@ -45,20 +45,18 @@ std::vector<reports::Quantity> simulate_summary(const Scenario& s, const sim::Si
 }
 
 reports::Table simulate_ranks(const sim::Simulation& sim) {
-  reports::Table t("per rank",
-                   {{"rank", "rank"},
-                    {"bubble_seconds", "bubble (ms)", 3, 1.0 / kMs},
-                    {"bubble_fraction", "bubble (%)", 2, 100.0},
-                    {"compute_utilization", "compute util (%)", 2, 100.0},
-                    {"comm_utilization", "comm util (%)", 2, 100.0},
-                    {"exposed_comm_seconds", "exposed comm (ms)", 3, 1.0 / kMs},
-                    {"grad_sync_seconds", "grad sync (ms)", 3, 1.0 / kMs},
-                    {"peak_activation_chunks", "peak act (chunks)"},
-                    {"peak_activation_bytes", "peak act (GiB)", 2, 1.0 / kGiB}});
+  reports::Table t("per rank", {{"rank", "rank"},
+                                {"bubble_seconds", "bubble (ms)", 3, 1.0 / kMs},
+                                {"bubble_fraction", "bubble (%)", 2, 100.0},
+                                {"compute_utilization", "compute util (%)", 2, 100.0},
+                                {"comm_utilization", "comm util (%)", 2, 100.0},
+                                {"exposed_comm_seconds", "exposed comm (ms)", 3, 1.0 / kMs},
+                                {"grad_sync_seconds", "grad sync (ms)", 3, 1.0 / kMs},
+                                {"peak_activation_chunks", "peak act (chunks)"},
+                                {"peak_activation_bytes", "peak act (GiB)", 2, 1.0 / kGiB}});
   for (const auto& r : sim.stats.ranks)
-    t.add_row({int64_t{r.rank}, r.bubble_seconds, r.bubble_fraction, r.compute_utilization,
-               r.comm_utilization, r.exposed_comm_seconds, r.grad_sync_seconds, r.peak_activation_chunks,
-               r.peak_activation_bytes});
+    t.add_row({int64_t{r.rank}, r.bubble_seconds, r.bubble_fraction, r.compute_utilization, r.comm_utilization,
+               r.exposed_comm_seconds, r.grad_sync_seconds, r.peak_activation_chunks, r.peak_activation_bytes});
   return t;
 }
 
@@ -94,7 +92,8 @@ std::string versus_verdict(const sim::VersusStep& v) {
   line += fmt::format("outside {:.0f}% / {:.0f}%; modelled reasons (step, bubble):", 100 * sim::kStepTolerance,
                       100 * sim::kBubbleTolerance);
   const auto& first = v.rows.front().terms;
-  line += fmt::format(" the schedule's own timeline vs its bubble formula {:+.1f} / {:+.1f} ms", (first.step_seconds() - v.analytic.step_seconds()) / kMs,
+  line += fmt::format(" the schedule's own timeline vs its bubble formula {:+.1f} / {:+.1f} ms",
+                      (first.step_seconds() - v.analytic.step_seconds()) / kMs,
                       (first.bubble_seconds - v.analytic.bubble_seconds) / kMs);
   for (size_t i = 1; i < v.rows.size(); ++i) {
     const auto& a = v.rows[i - 1].terms;

@@ -35,8 +35,10 @@ std::vector<reports::Quantity> training_quantities(const Scenario& s) {
           {"step_s", "step time", e.step_seconds, "s"},
           {"tokens_per_step", "tokens per step", e.tokens_per_step, "tokens", 1.0, 0},
           {"tokens_per_s", "throughput", e.tokens_per_second, "tokens/s", 1.0, 0},
-          {"training_flops_per_token", "training FLOPs per token (non-causal)", e.training_flops_per_token, "GFLOP", 1e-9, 1},
-          {"training_flops_per_token_causal", "training FLOPs per token (causal)", e.training_flops_per_token_causal, "GFLOP", 1e-9, 1},
+          {"training_flops_per_token", "training FLOPs per token (non-causal)", e.training_flops_per_token, "GFLOP",
+           1e-9, 1},
+          {"training_flops_per_token_causal", "training FLOPs per token (causal)", e.training_flops_per_token_causal,
+           "GFLOP", 1e-9, 1},
           {"mfu", "MFU vs BF16 peak (non-causal)", e.mfu, "%", 100.0, 2},
           {"mfu_causal", "MFU vs BF16 peak (causal)", e.mfu_causal, "%", 100.0, 2},
           {"gpu_hours_per_1t_tokens", "GPU-hours per 1T tokens", e.gpu_hours_per_trillion_tokens, "K GPU-h", 1e-3, 1},
@@ -69,7 +71,8 @@ std::vector<reports::Quantity> serving_quantities(const Scenario& s) {
       {"tokens_per_s_per_gpu", "throughput per GPU", e.tokens_per_second_per_gpu, "tokens/s", 1.0, 0},
       {"tokens_per_s_per_node", "throughput per node", e.tokens_per_second_per_node, "tokens/s", 1.0, 0}};
   if (s.workload.target_tokens_per_second > 0) {
-    q.push_back({"target_tokens_per_s", "serving load (scenario)", s.workload.target_tokens_per_second, "tokens/s", 1.0, 0});
+    q.push_back(
+        {"target_tokens_per_s", "serving load (scenario)", s.workload.target_tokens_per_second, "tokens/s", 1.0, 0});
     q.push_back({"gpus_for_target", "GPUs for the load", e.gpus_for_target, "GPUs"});
     q.push_back({"nodes_for_target", "nodes for the load", e.nodes_for_target, "nodes"});
   }
@@ -82,24 +85,30 @@ std::vector<reports::Quantity> step_quantities(const Scenario& s) {
 }
 
 std::string step_title(const Scenario& s) {
-  const std::string kind = s.workload.mode == WorkloadMode::Train ? "training" : std::string(to_string(s.workload.phase));
+  const std::string kind =
+      s.workload.mode == WorkloadMode::Train ? "training" : std::string(to_string(s.workload.phase));
   return kind + " step estimate: " + s.name;
 }
 
 reports::Table step_ops_table(const Scenario& s) {
   const bool moe = s.model.is_moe();
-  reports::Table t(fmt::format("operations of one {} layer, one micro-batch, one GPU: {}", moe ? "MoE" : "dense", s.name),
-                   {{"op", "op"}, {"kind", "kind"}, {"shape", "GEMM M x N x K (groups)"},
-                    {"forward_s", "fwd (us)", 1, 1e6}, {"backward_input_s", "dgrad (us)", 1, 1e6},
-                    {"backward_weight_s", "wgrad (us)", 1, 1e6}, {"recomputed", "recomputed"},
-                    {"saved_bytes", "saved (MiB)", 2, 1.0 / (1 << 20)}});
+  reports::Table t(
+      fmt::format("operations of one {} layer, one micro-batch, one GPU: {}", moe ? "MoE" : "dense", s.name),
+      {{"op", "op"},
+       {"kind", "kind"},
+       {"shape", "GEMM M x N x K (groups)"},
+       {"forward_s", "fwd (us)", 1, 1e6},
+       {"backward_input_s", "dgrad (us)", 1, 1e6},
+       {"backward_weight_s", "wgrad (us)", 1, 1e6},
+       {"recomputed", "recomputed"},
+       {"saved_bytes", "saved (MiB)", 2, 1.0 / (1 << 20)}});
   const auto rates = cost::op_rates(s);
   for (const auto& o : cost::layer_ops(s, moe)) {
     const auto sec = cost::op_seconds(o, rates);
     const auto& g = o.gemm;
-    std::string shape = o.kind == cost::OpKind::Gemm
-                            ? fmt::format("{} x {} x {}{}", g.m, g.n, g.k, g.groups > 1 ? fmt::format(" ({})", g.groups) : "")
-                            : "";
+    std::string shape = o.kind == cost::OpKind::Gemm ? fmt::format("{} x {} x {}{}", g.m, g.n, g.k,
+                                                                   g.groups > 1 ? fmt::format(" ({})", g.groups) : "")
+                                                     : "";
     t.add_row({std::string(o.name), std::string(cost::to_string(o.kind)), shape, sec.forward, sec.backward_input,
                sec.backward_weight, o.recomputed, o.saved_bytes});
   }

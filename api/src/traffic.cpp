@@ -17,8 +17,8 @@ Traffic traffic(const Scenario& scenario, int64_t n_option) {
   }
   const int64_t n = m.mhc_n, c = m.hidden;
   const DType act = s.precision.activations;
-  reports::Table t("forward traffic per token per mHC layer, n = " + std::to_string(n) + ", C = " +
-                       std::to_string(c) + " (streams " + std::string(to_string(act)) + ", coefficients fp32)",
+  reports::Table t("forward traffic per token per mHC layer, n = " + std::to_string(n) + ", C = " + std::to_string(c) +
+                       " (streams " + std::string(to_string(act)) + ", coefficients fp32)",
                    {{"section", "section"},
                     {"operation", "operation"},
                     {"read_elems", "read (elems)", 0},
@@ -29,7 +29,8 @@ Traffic traffic(const Scenario& scenario, int64_t n_option) {
   // (mHC unfused), the plain residual it replaces, and mHC with F_post,res fused (sec. 4.3.1).
   const auto add = [&](const char* section, const cost::TrafficRow& r) {
     const auto b = cost::traffic_bytes(r, c, 1.0, act);
-    t.add_row({std::string(section), r.operation, r.read.elements(c), r.write.elements(c), b.read_bytes, b.write_bytes});
+    t.add_row(
+        {std::string(section), r.operation, r.read.elements(c), r.write.elements(c), b.read_bytes, b.write_bytes});
   };
   for (const auto& r : cost::mhc_table2(n)) add("mHC unfused (Table 2)", r);
   add("plain residual", cost::residual_merge_row());

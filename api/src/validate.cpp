@@ -10,7 +10,8 @@ namespace {
 constexpr double kPercent = 100.0;
 
 nlohmann::json summary_json(const validate::Summary& s) {
-  return {{"count", s.count}, {"median_abs_delta", s.median_abs_delta_pct / kPercent},
+  return {{"count", s.count},
+          {"median_abs_delta", s.median_abs_delta_pct / kPercent},
           {"max_abs_delta", s.max_abs_delta_pct / kPercent}};
 }
 
@@ -35,18 +36,18 @@ Validation run_validation(const std::filesystem::path& dir, const std::vector<sc
 }
 
 reports::Table validation_table(const Validation& v) {
-  reports::Table t(fmt::format("validate: {} published figures in {} against the model", v.report.rows.size(),
-                               v.dir.string()),
-                   {{"case", "case"},
-                    {"metric", "metric (unit in name)"},
-                    {"published", "published", 3},
-                    {"predicted", "predicted", 3},
-                    {"delta", "delta (%)", 1, kPercent},
-                    {"held_out", "held-out"},
-                    {"source", "source"}});
+  reports::Table t(
+      fmt::format("validate: {} published figures in {} against the model", v.report.rows.size(), v.dir.string()),
+      {{"case", "case"},
+       {"metric", "metric (unit in name)"},
+       {"published", "published", 3},
+       {"predicted", "predicted", 3},
+       {"delta", "delta (%)", 1, kPercent},
+       {"held_out", "held-out"},
+       {"source", "source"}});
   for (const auto& row : v.report.rows)
-    t.add_row({row.case_name, row.metric, row.published, row.predicted, row.delta_pct / kPercent,
-               row.held_out, row.source});
+    t.add_row(
+        {row.case_name, row.metric, row.published, row.predicted, row.delta_pct / kPercent, row.held_out, row.source});
   return t;
 }
 
@@ -58,16 +59,26 @@ std::string summary_text(const validate::Summary& s) {
 nlohmann::json to_json(const Validation& v, const std::optional<validate::Thresholds>& thresholds) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& r : v.report.rows)
-    rows.push_back({{"case", r.case_name}, {"file", r.file}, {"metric", r.metric}, {"published", r.published},
-                    {"predicted", r.predicted}, {"delta", r.delta_pct / kPercent}, {"held_out", r.held_out},
+    rows.push_back({{"case", r.case_name},
+                    {"file", r.file},
+                    {"metric", r.metric},
+                    {"published", r.published},
+                    {"predicted", r.predicted},
+                    {"delta", r.delta_pct / kPercent},
+                    {"held_out", r.held_out},
                     {"source", r.source}});
-  nlohmann::json doc = {{"dir", v.dir.string()}, {"cases", v.cases}, {"rows", rows},
-                        {"summary", summary_json(v.report.summary)}, {"held_out_summary", summary_json(v.held_out)}};
+  nlohmann::json doc = {{"dir", v.dir.string()},
+                        {"cases", v.cases},
+                        {"rows", rows},
+                        {"summary", summary_json(v.report.summary)},
+                        {"held_out_summary", summary_json(v.held_out)}};
   if (thresholds) {
     const auto result = validate::check(v.report.summary, *thresholds);
     doc["check"] = {{"median_abs_delta_limit", thresholds->median_pct / kPercent},
                     {"max_abs_delta_limit", thresholds->max_pct / kPercent},
-                    {"median_ok", result.median_ok}, {"max_ok", result.max_ok}, {"passed", result.passed()}};
+                    {"median_ok", result.median_ok},
+                    {"max_ok", result.max_ok},
+                    {"passed", result.passed()}};
   }
   return doc;
 }

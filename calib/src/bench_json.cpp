@@ -48,8 +48,7 @@ BenchContext parse_context(const json& doc, const std::string& file) {
   c.date = context_string(ctx, {"date"});
   c.host_name = context_string(ctx, {"host_name"});
   if (c.gpu_name.empty())
-    fail(file, "context.gpu_name",
-         "missing (expected the GPU name recorded with benchmark::AddCustomContext)");
+    fail(file, "context.gpu_name", "missing (expected the GPU name recorded with benchmark::AddCustomContext)");
   return c;
 }
 
@@ -75,18 +74,31 @@ bool ends_with(const std::string& s, std::string_view tail) { return s.ends_with
 
 double number(const json& row, const char* key, const std::string& file, const std::string& name) {
   const auto it = row.find(key);
-  if (it == row.end() || !it->is_number())
-    fail(file, name, fmt::format("field '{}' missing or not a number", key));
+  if (it == row.end() || !it->is_number()) fail(file, name, fmt::format("field '{}' missing or not a number", key));
   return it->get<double>();
 }
 
 // Keys of a benchmark row that are Google Benchmark's own, not user counters.
 bool is_builtin_field(const std::string& key) {
-  static const char* builtin[] = {"name", "family_index", "per_family_instance_index", "run_name",
-                                  "run_type", "repetitions", "repetition_index", "threads",
-                                  "iterations", "real_time", "cpu_time", "time_unit",
-                                  "bytes_per_second", "items_per_second", "aggregate_name",
-                                  "aggregate_unit", "error_occurred", "error_message", "label"};
+  static const char* builtin[] = {"name",
+                                  "family_index",
+                                  "per_family_instance_index",
+                                  "run_name",
+                                  "run_type",
+                                  "repetitions",
+                                  "repetition_index",
+                                  "threads",
+                                  "iterations",
+                                  "real_time",
+                                  "cpu_time",
+                                  "time_unit",
+                                  "bytes_per_second",
+                                  "items_per_second",
+                                  "aggregate_name",
+                                  "aggregate_unit",
+                                  "error_occurred",
+                                  "error_message",
+                                  "label"};
   for (const char* b : builtin)
     if (key == b) return true;
   return false;
@@ -98,7 +110,8 @@ const KernelClass* class_or_throw(const std::string& name, const std::string& fi
   if (!k)
     fail(file, name,
          fmt::format("unknown kernel class '{}' (expected BM_<class> or NCCL_<op> with class one "
-                     "of: {})", family, known_kernel_class_names()));
+                     "of: {})",
+                     family, known_kernel_class_names()));
   return k;
 }
 
@@ -118,8 +131,7 @@ Measurement parse_row(const json& row, const std::string& file) {
   // the CPU time otherwise (the name says which); multiply back by the same time.
   const bool rate_on_real = ends_with(m.name, "/manual_time") || ends_with(m.name, "/real_time");
   const double rate_s = rate_on_real ? m.seconds : number(row, "cpu_time", file, m.name) * unit_s;
-  if (auto it = row.find("bytes_per_second"); it != row.end() && it->is_number())
-    m.bytes = it->get<double>() * rate_s;
+  if (auto it = row.find("bytes_per_second"); it != row.end() && it->is_number()) m.bytes = it->get<double>() * rate_s;
   m.args = name_args(m.name);
   for (const auto& [key, value] : row.items())
     if (value.is_number() && !is_builtin_field(key)) m.args.emplace(key, value.get<double>());
@@ -173,12 +185,11 @@ BenchFile parse_google_benchmark(const json& doc, const std::string& file_name) 
   for (const auto& row : *rows) {
     if (!row.is_object()) fail(file_name, "benchmarks", "every row must be an object");
     const auto type = row.value("run_type", std::string("iteration"));
-    const bool use = any_iteration ? type == "iteration"
-                                   : row.value("aggregate_name", std::string()) == "median";
+    const bool use = any_iteration ? type == "iteration" : row.value("aggregate_name", std::string()) == "median";
     if (!use) continue;
     if (row.value("error_occurred", false)) {
-      f.skipped.push_back(fmt::format("{}: {}", row.value("name", std::string("?")),
-                                      row.value("error_message", std::string("error"))));
+      f.skipped.push_back(
+          fmt::format("{}: {}", row.value("name", std::string("?")), row.value("error_message", std::string("error"))));
       continue;
     }
     f.measurements.push_back(parse_row(row, file_name));
@@ -200,8 +211,8 @@ BenchFile parse_benchmark_json(const std::string& text, const std::string& file_
 }
 
 BenchFile read_benchmark_file(const std::filesystem::path& path) {
-  return parse_benchmark_json(
-      read_input_file(path, {.what = "benchmark file", .max_bytes = kMaxJsonDocumentBytes}), path.string());
+  return parse_benchmark_json(read_input_file(path, {.what = "benchmark file", .max_bytes = kMaxJsonDocumentBytes}),
+                              path.string());
 }
 
 double arg_or(const Measurement& m, const std::string& key, double fallback) {
@@ -212,8 +223,7 @@ double arg_or(const Measurement& m, const std::string& key, double fallback) {
 double require_arg(const Measurement& m, const std::string& key) {
   const auto it = m.args.find(key);
   if (it == m.args.end())
-    throw InputError(m.name, fmt::format("needs '{}' (a {}:<value> name arg or counter)", key, key),
-                     {m.file, 0});
+    throw InputError(m.name, fmt::format("needs '{}' (a {}:<value> name arg or counter)", key, key), {m.file, 0});
   return it->second;
 }
 

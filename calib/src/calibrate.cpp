@@ -17,9 +17,9 @@ namespace {
 
 // Fills the profile's empty context fields; warns when two files disagree on one (the NCCL
 // probe records no driver or date, so empty is not a disagreement).
-void merge_field(std::string& into, const std::string& value, const char* what, const BenchFile& f,
-                 Calibration& out) {
-  if (into.empty()) into = value;
+void merge_field(std::string& into, const std::string& value, const char* what, const BenchFile& f, Calibration& out) {
+  if (into.empty())
+    into = value;
   else if (!value.empty() && value != into)
     out.warnings.push_back(fmt::format("{}: {} {} differs from {} in an earlier file", f.path, what, value, into));
 }
@@ -28,8 +28,8 @@ void merge_context(const BenchFile& f, Calibration& out) {
   CalibrationProfile& p = out.profile;
   if (!p.gpu_name.empty() && f.context.gpu_name != p.gpu_name)
     throw InputError("context.gpu_name",
-                     fmt::format("'{}' differs from '{}' in {} (one profile describes one GPU)",
-                                 f.context.gpu_name, p.gpu_name, out.inputs.front()),
+                     fmt::format("'{}' differs from '{}' in {} (one profile describes one GPU)", f.context.gpu_name,
+                                 p.gpu_name, out.inputs.front()),
                      {f.path, 0});
   p.gpu_name = f.context.gpu_name;
   merge_field(p.driver_version, f.context.driver_version, "driver", f, out);
@@ -60,8 +60,7 @@ Calibration calibrate(const std::vector<BenchFile>& files, const CalibrateOption
     for (const auto& m : f.measurements) groups[fit_key(m)].push_back(&m);
   }
   require(!groups.empty(), "--from",
-          fmt::format("no usable measurements in {} (every row was an error or an aggregate)",
-                      out.inputs.front()));
+          fmt::format("no usable measurements in {} (every row was an error or an aggregate)", out.inputs.front()));
 
   CalibrationProfile& p = out.profile;
   p.catalog_gpu = options.catalog_gpu.empty() ? catalog_key_for(p.gpu_name) : options.catalog_gpu;
@@ -69,16 +68,23 @@ Calibration calibrate(const std::vector<BenchFile>& files, const CalibrateOption
   if (!p.catalog_gpu.empty()) {
     gpu = &scenarios::find_gpu(p.catalog_gpu, "--gpu").gpu;
   } else {
-    out.warnings.push_back(fmt::format("GPU '{}' matches no catalog entry: the profile cannot be "
-                                       "checked against a scenario's GPU (pass --gpu KEY)", p.gpu_name));
+    out.warnings.push_back(
+        fmt::format("GPU '{}' matches no catalog entry: the profile cannot be "
+                    "checked against a scenario's GPU (pass --gpu KEY)",
+                    p.gpu_name));
   }
 
   // GEMMs last: their shape model streams operands at the fitted hbm_copy bandwidth.
   for (const auto& [key, group] : groups) {
     switch (group.front()->kernel->kind) {
-      case FitKind::Bandwidth: detail::fit_bandwidth(key, group, out); break;
-      case FitKind::Collective: detail::fit_collective(key, group, out); break;
-      case FitKind::Gemm: break;
+      case FitKind::Bandwidth:
+        detail::fit_bandwidth(key, group, out);
+        break;
+      case FitKind::Collective:
+        detail::fit_collective(key, group, out);
+        break;
+      case FitKind::Gemm:
+        break;
     }
   }
   if (const auto it = groups.find("gemm"); it != groups.end()) detail::fit_gemm(it->second, gpu, out);

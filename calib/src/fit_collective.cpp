@@ -15,7 +15,7 @@ namespace mhcsim::calib::detail {
 namespace {
 
 constexpr int kMinSizesPerRange = 3;
-constexpr int kMaxSplitDepth = 2;            // at most 4 ranges
+constexpr int kMaxSplitDepth = 2;             // at most 4 ranges
 constexpr double kSplitWhenMaxErrorPct = 15;  // the target for the max error
 
 struct Range {
@@ -28,13 +28,11 @@ Range make_range(const Measurement& first, const Group& group) {
   Range r;
   for (const auto* m : group) {
     if (!(m->bytes > 0))
-      throw InputError(m->name, "no bytes_per_second (expected the message size as bytes processed)",
-                       {m->file, 0});
+      throw InputError(m->name, "no bytes_per_second (expected the message size as bytes processed)", {m->file, 0});
     const int ranks = int(require_arg(*m, "ranks"));
     require(ranks >= 2, m->name.c_str(), "ranks must be >= 2 for a collective");
     r.group.push_back(m);
-    r.rows.push_back({double(alpha_steps(first.kernel->op, ranks)),
-                      m->bytes * bus_factor(first.kernel->op, ranks)});
+    r.rows.push_back({double(alpha_steps(first.kernel->op, ranks)), m->bytes * bus_factor(first.kernel->op, ranks)});
     r.sizes.push_back(m->bytes);
   }
   return r;
@@ -76,8 +74,7 @@ Quality combined(const Quality& a, const Quality& b) {
 // both sides keep kMinSizesPerRange sizes.
 void split_ranges(const std::string& key, Range r, int depth, std::vector<Range>& out) {
   const Quality whole = quality(key, r);
-  if (!needs_split(whole, r.group.size()) || depth >= kMaxSplitDepth ||
-      distinct_sizes(r) < 2 * kMinSizesPerRange) {
+  if (!needs_split(whole, r.group.size()) || depth >= kMaxSplitDepth || distinct_sizes(r) < 2 * kMinSizesPerRange) {
     out.push_back(std::move(r));
     return;
   }
@@ -86,8 +83,7 @@ void split_ranges(const std::string& key, Range r, int depth, std::vector<Range>
   for (size_t at = 1; at < r.group.size(); ++at) {
     if (r.sizes[at] == r.sizes[at - 1]) continue;
     const auto [lo, hi] = split_at(r, at);
-    if (int(distinct_sizes(lo)) < kMinSizesPerRange || int(distinct_sizes(hi)) < kMinSizesPerRange)
-      continue;
+    if (int(distinct_sizes(lo)) < kMinSizesPerRange || int(distinct_sizes(hi)) < kMinSizesPerRange) continue;
     const Quality q = combined(quality(key, lo), quality(key, hi));
     if (q < best) best = q, best_at = at;
   }
@@ -117,8 +113,9 @@ void fit_collective(const std::string& key, const Group& unsorted, Calibration& 
     CollectiveFit& f = out.profile.collectives[range_key];
     f.alpha_seconds = fit.coef[0];
     f.bus_gbps = 1.0 / fit.coef[1] / kGB;
-    set_stats(f, summarize(fit), fmt::format("{}; messages {:.0f}..{:.0f} B", describe_source(r.group, fit),
-                                             r.sizes.front(), r.sizes.back()));
+    set_stats(
+        f, summarize(fit),
+        fmt::format("{}; messages {:.0f}..{:.0f} B", describe_source(r.group, fit), r.sizes.front(), r.sizes.back()));
     append_points(range_key, r.group, r.rows, r.sizes, fit, out.points);
   }
 }

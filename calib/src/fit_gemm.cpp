@@ -112,7 +112,8 @@ void fit_gemm(const Group& group, const GpuSpec* gpu, Calibration& out) {
   require(!fit_index.empty(), key.c_str(),
           fmt::format("no {} GEMM in {} is compute-bound in the model (each one's time is its operand "
                       "stream, epilogue and launch): the plateau efficiency cannot be fitted; measure "
-                      "shapes with larger M, N and K", precision_name(fitted), file_list));
+                      "shapes with larger M, N and K",
+                      precision_name(fitted), file_list));
 
   LinearFit fit;
   try {
@@ -124,7 +125,8 @@ void fit_gemm(const Group& group, const GpuSpec* gpu, Calibration& out) {
   require(efficiency > 0 && efficiency <= 1.0, key.c_str(),
           fmt::format("fitted plateau efficiency {:.3f} is outside (0, 1]: the GEMMs ran faster than the "
                       "tensor-core peak allows (the shape args or the catalog peak do not match the "
-                      "measurement)", efficiency));
+                      "measurement)",
+                      efficiency));
   out.profile.gemm_efficiency = efficiency;
 
   // Per point: the model's prediction at the fitted efficiency.
@@ -142,35 +144,37 @@ void fit_gemm(const Group& group, const GpuSpec* gpu, Calibration& out) {
     const double flops = 2.0 * require_arg(m, "M") * require_arg(m, "N") * require_arg(m, "K");
     const double predicted = s.predict(efficiency);
     const bool is_fitted = m.kernel->precision == fitted;
-    std::string detail = !is_fitted           ? fmt::format("{}, predicted with the {} fit; ",
-                                                            precision_name(other), precision_name(fitted))
-                         : !compute_bound[i] ? std::string("memory-bound, not fitted; ")
-                                             : std::string();
+    std::string detail =
+        !is_fitted ? fmt::format("{}, predicted with the {} fit; ", precision_name(other), precision_name(fitted))
+        : !compute_bound[i] ? std::string("memory-bound, not fitted; ")
+                            : std::string();
     detail += fmt::format("achieved {:.1f}% of peak, wave eff {:.1f}%", 100.0 * flops / (s.peak * m.seconds),
                           100.0 * s.t.wave_efficiency);
     out.points.push_back({m.file, m.name, key, flops, m.seconds, predicted, outlier[i], detail});
     if (!outlier[i])
       (is_fitted ? fitted_errors : other_errors).push_back(100.0 * std::abs(relative_error(predicted, m.seconds)));
   }
-  const auto max_of = [](const std::vector<double>& v) { return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()); };
+  const auto max_of = [](const std::vector<double>& v) {
+    return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end());
+  };
 
   // "a.json: gemm_bf16 (6 points, 1 memory-bound not fitted, 0 outliers dropped)"
   const int dropped = int(fit.inlier.size()) - fit.inliers();
   const size_t memory_bound = fitted_rows - fit_index.size();
-  std::string source = fmt::format("{}: gemm_{} ({} points, {} memory-bound not fitted, {} outlier{} dropped",
-                                   file_list, precision_name(fitted), fitted_rows, memory_bound, dropped,
-                                   dropped == 1 ? "" : "s");
+  std::string source =
+      fmt::format("{}: gemm_{} ({} points, {} memory-bound not fitted, {} outlier{} dropped", file_list,
+                  precision_name(fitted), fitted_rows, memory_bound, dropped, dropped == 1 ? "" : "s");
   if (!other_errors.empty())
-    source += fmt::format("; {} gemm_{} points predicted with it, not fitted", other_errors.size(),
-                          precision_name(other));
+    source +=
+        fmt::format("; {} gemm_{} points predicted with it, not fitted", other_errors.size(), precision_name(other));
   source += ")";
   out.gemm = GemmSummary{int(fitted_errors.size()), median(fitted_errors), max_of(fitted_errors), source};
   if (!other_errors.empty())
-    out.warnings.push_back(fmt::format(
-        "gemm: the profile holds one GEMM efficiency, fitted on the {} rows ({:.1f}%); the {} {} rows "
-        "predicted with it are off by median {:.1f}%, max {:.1f}%",
-        precision_name(fitted), 100.0 * efficiency, other_errors.size(), precision_name(other),
-        median(other_errors), max_of(other_errors)));
+    out.warnings.push_back(
+        fmt::format("gemm: the profile holds one GEMM efficiency, fitted on the {} rows ({:.1f}%); the {} {} rows "
+                    "predicted with it are off by median {:.1f}%, max {:.1f}%",
+                    precision_name(fitted), 100.0 * efficiency, other_errors.size(), precision_name(other),
+                    median(other_errors), max_of(other_errors)));
 }
 
 }  // namespace mhcsim::calib::detail

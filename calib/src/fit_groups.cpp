@@ -45,23 +45,21 @@ std::string describe_source(const Group& group, const LinearFit& fit) {
   std::string names;
   for (const auto& f : families) names += (names.empty() ? "" : ", ") + f;
   const int dropped = int(group.size()) - fit.inliers();
-  return fmt::format("{}: {} ({} points, {} outlier{} dropped)", files_of(group), names,
-                     group.size(), dropped, dropped == 1 ? "" : "s");
+  return fmt::format("{}: {} ({} points, {} outlier{} dropped)", files_of(group), names, group.size(), dropped,
+                     dropped == 1 ? "" : "s");
 }
 
-LinearFit fit_or_throw(const std::string& key, const Group& group,
-                       const std::vector<std::vector<double>>& rows) {
+LinearFit fit_or_throw(const std::string& key, const Group& group, const std::vector<std::vector<double>>& rows) {
   try {
     return robust_linear_fit(rows, measured_seconds(group));
   } catch (const std::invalid_argument& e) {
-    throw InputError(key, fmt::format("cannot fit {} measurements from {}: {}", group.size(),
-                                      files_of(group), e.what()));
+    throw InputError(key,
+                     fmt::format("cannot fit {} measurements from {}: {}", group.size(), files_of(group), e.what()));
   }
 }
 
 LinearFit fit_overhead_and_rate(const std::string& key, const Group& group,
-                                const std::vector<std::vector<double>>& rows,
-                                std::vector<std::string>& notes) {
+                                const std::vector<std::vector<double>>& rows, std::vector<std::string>& notes) {
   const auto rate_only = [&] {
     std::vector<std::vector<double>> size_column;
     for (const auto& r : rows) size_column.push_back({r[1]});
@@ -73,13 +71,14 @@ LinearFit fit_overhead_and_rate(const std::string& key, const Group& group,
   for (const auto& r : rows) sizes.insert(r[1]);
   LinearFit fit;
   if (sizes.size() == 1) {
-    notes.push_back(fmt::format("{}: one size measured ({}): the fixed overhead cannot be separated "
-                                "from the bandwidth and is fitted as 0", key, files_of(group)));
+    notes.push_back(
+        fmt::format("{}: one size measured ({}): the fixed overhead cannot be separated "
+                    "from the bandwidth and is fitted as 0",
+                    key, files_of(group)));
     fit = rate_only();
   } else {
     if (rows.size() == 2)
-      notes.push_back(fmt::format("{}: two points ({}): the fit is exact and checks nothing", key,
-                                  files_of(group)));
+      notes.push_back(fmt::format("{}: two points ({}): the fit is exact and checks nothing", key, files_of(group)));
     fit = fit_or_throw(key, group, rows);
     if (fit.coef[0] < 0) fit = rate_only();
   }
@@ -88,14 +87,12 @@ LinearFit fit_overhead_and_rate(const std::string& key, const Group& group,
   return fit;
 }
 
-void append_points(const std::string& key, const Group& group,
-                   const std::vector<std::vector<double>>& rows, const std::vector<double>& sizes,
-                   const LinearFit& fit, std::vector<PointResult>& out) {
+void append_points(const std::string& key, const Group& group, const std::vector<std::vector<double>>& rows,
+                   const std::vector<double>& sizes, const LinearFit& fit, std::vector<PointResult>& out) {
   for (size_t i = 0; i < group.size(); ++i) {
     double predicted = 0;
     for (size_t j = 0; j < fit.coef.size(); ++j) predicted += rows[i][j] * fit.coef[j];
-    out.push_back({group[i]->file, group[i]->name, key, sizes[i], group[i]->seconds, predicted,
-                   !fit.inlier[i], {}});
+    out.push_back({group[i]->file, group[i]->name, key, sizes[i], group[i]->seconds, predicted, !fit.inlier[i], {}});
   }
 }
 

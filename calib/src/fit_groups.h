@@ -14,8 +14,8 @@ namespace mhcsim::calib::detail {
 using Group = std::vector<const Measurement*>;
 
 struct ErrorSummary {
-  int points = 0;           // inliers
-  double median_pct = 0;    // |pred - meas| / meas over the inliers
+  int points = 0;         // inliers
+  double median_pct = 0;  // |pred - meas| / meas over the inliers
   double max_pct = 0;
 };
 ErrorSummary summarize(const LinearFit& fit);
@@ -24,21 +24,18 @@ ErrorSummary summarize(const LinearFit& fit);
 std::string describe_source(const Group& group, const LinearFit& fit);
 
 // Robust fit; a fit that cannot be made becomes InputError naming the key and the files.
-LinearFit fit_or_throw(const std::string& key, const Group& group,
-                       const std::vector<std::vector<double>>& rows);
+LinearFit fit_or_throw(const std::string& key, const Group& group, const std::vector<std::vector<double>>& rows);
 
 // Two-column fit rows = {overhead term, size term}: coef = {overhead >= 0, seconds per unit
 // size > 0}. A negative overhead (noise at small sizes) is refit as zero, and so is a class
 // measured at one size only (noted in `notes`); a non-positive rate is an InputError (the
 // times do not grow with the size).
 LinearFit fit_overhead_and_rate(const std::string& key, const Group& group,
-                                const std::vector<std::vector<double>>& rows,
-                                std::vector<std::string>& notes);
+                                const std::vector<std::vector<double>>& rows, std::vector<std::string>& notes);
 
 // Point rows for the report, predicted = rows[i] . coef.
-void append_points(const std::string& key, const Group& group,
-                   const std::vector<std::vector<double>>& rows, const std::vector<double>& sizes,
-                   const LinearFit& fit, std::vector<PointResult>& out);
+void append_points(const std::string& key, const Group& group, const std::vector<std::vector<double>>& rows,
+                   const std::vector<double>& sizes, const LinearFit& fit, std::vector<PointResult>& out);
 
 // Copies the error summary and the source into a BandwidthFit or CollectiveFit.
 template <class Fit>

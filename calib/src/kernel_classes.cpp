@@ -36,8 +36,7 @@ const KernelClass* find_kernel_class(std::string_view family) {
   if (name.starts_with("BM_")) name.erase(0, 3);
   if (name.starts_with("NCCL_")) name = "nccl_" + name.substr(5);
   const auto& all = kernel_classes();
-  const auto it = std::find_if(all.begin(), all.end(),
-                               [&](const KernelClass& c) { return c.name == name; });
+  const auto it = std::find_if(all.begin(), all.end(), [&](const KernelClass& c) { return c.name == name; });
   return it == all.end() ? nullptr : &*it;
 }
 
@@ -55,8 +54,6 @@ double bus_factor(CollectiveOp op, int ranks) {
   return op == CollectiveOp::AllReduce ? 2.0 * (n - 1) / n : (n - 1) / n;
 }
 
-int alpha_steps(CollectiveOp op, int ranks) {
-  return op == CollectiveOp::AllReduce ? 2 * (ranks - 1) : ranks - 1;
-}
+int alpha_steps(CollectiveOp op, int ranks) { return op == CollectiveOp::AllReduce ? 2 * (ranks - 1) : ranks - 1; }
 
 }  // namespace mhcsim::calib

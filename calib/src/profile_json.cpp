@@ -19,8 +19,7 @@ using nlohmann::json;
 
 // Reads one typed field of `obj`, throwing `file: where.key: missing or not a <what>`.
 template <class T>
-T field(const json& obj, const std::string& where, const char* key, const std::string& file,
-        const char* what) {
+T field(const json& obj, const std::string& where, const char* key, const std::string& file, const char* what) {
   const auto it = obj.find(key);
   const bool ok = it != obj.end() && (std::is_same_v<T, std::string> ? it->is_string() : it->is_number());
   if (!ok) throw InputError(where.empty() ? key : where + "." + key, fmt::format("missing or not {}", what), {file, 0});
@@ -42,8 +41,10 @@ const json& object(const json& o, const char* key, const std::string& file) {
 
 template <class Fit>
 json fit_stats(const Fit& f) {
-  return {{"points", f.points}, {"median_error_pct", f.median_error_pct},
-          {"max_error_pct", f.max_error_pct}, {"source", f.source}};
+  return {{"points", f.points},
+          {"median_error_pct", f.median_error_pct},
+          {"max_error_pct", f.max_error_pct},
+          {"source", f.source}};
 }
 
 template <class Fit>
@@ -67,8 +68,8 @@ struct FitFields {
   const char* gbps_key;
   double Fit::*gbps;
 };
-constexpr FitFields<BandwidthFit> kKernelFields{"overhead_seconds", &BandwidthFit::overhead_seconds,
-                                                "bandwidth_gbps", &BandwidthFit::bandwidth_gbps};
+constexpr FitFields<BandwidthFit> kKernelFields{"overhead_seconds", &BandwidthFit::overhead_seconds, "bandwidth_gbps",
+                                                &BandwidthFit::bandwidth_gbps};
 constexpr FitFields<CollectiveFit> kCollectiveFields{"alpha_seconds", &CollectiveFit::alpha_seconds, "bus_gbps",
                                                      &CollectiveFit::bus_gbps};
 
@@ -97,9 +98,7 @@ void read_fits(const json& doc, const char* section, const FitFields<Fit>& k, co
   }
 }
 
-std::string now_utc() {
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
-}
+std::string now_utc() { return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr))); }
 
 }  // namespace
 
@@ -124,9 +123,13 @@ json calibration_to_json(const Calibration& c) {
   doc["gemm"] = c.gemm ? fit_stats(*c.gemm) : json(nullptr);
   json residuals = json::array();
   for (const auto& pt : c.points)
-    residuals.push_back({{"file", pt.file}, {"benchmark", pt.benchmark}, {"fit", pt.fit_key},
-                         {"size", pt.size}, {"measured_s", pt.measured_seconds},
-                         {"predicted_s", pt.predicted_seconds}, {"error_pct", pt.error_pct()},
+    residuals.push_back({{"file", pt.file},
+                         {"benchmark", pt.benchmark},
+                         {"fit", pt.fit_key},
+                         {"size", pt.size},
+                         {"measured_s", pt.measured_seconds},
+                         {"predicted_s", pt.predicted_seconds},
+                         {"error_pct", pt.error_pct()},
                          {"outlier", pt.outlier}});
   doc["residuals"] = residuals;
   return doc;
@@ -136,13 +139,15 @@ CalibrationProfile profile_from_json(const json& doc, const std::string& file) {
   if (!doc.is_object()) throw InputError("", "expected a JSON object (calibration profile)", {file, 0});
   const std::string schema = text(doc, "", "schema", file);
   if (schema != kSchemaName)
-    throw InputError("schema", fmt::format("'{}' is not a calibration profile (expected '{}')", schema, kSchemaName), {file, 0});
+    throw InputError("schema", fmt::format("'{}' is not a calibration profile (expected '{}')", schema, kSchemaName),
+                     {file, 0});
   CalibrationProfile p;
   p.schema_version = int(number(doc, "", "schema_version", file));
   if (p.schema_version > kSchemaVersion || p.schema_version < 1)
     throw InputError("schema_version",
                      fmt::format("{} is not supported by this mhcsim (expected 1..{}; a newer "
-                                 "profile needs a newer mhcsim)", p.schema_version, kSchemaVersion),
+                                 "profile needs a newer mhcsim)",
+                                 p.schema_version, kSchemaVersion),
                      {file, 0});
   p.path = file;
   p.gpu_name = text(doc, "", "gpu_name", file);

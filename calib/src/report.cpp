@@ -42,24 +42,25 @@ reports::Table points_table(const Calibration& c) {
 }
 
 reports::Table fits_table(const Calibration& c) {
-  reports::Table t("calibration: fitted parameters (kernels t = t0 + bytes/bw; collectives "
-                   "t = alpha*steps + bus_bytes/bus_bw; gemm t = max(mainloop/eff, operands) + epilogue + "
-                   "launch, eff = plateau efficiency of the shape model)",
-                   {{"fit", "fit"},
-                    {"overhead_s", "t0/alpha (us)", 3, 1.0 / kUs},
-                    {"bandwidth_gbps", "bw (GB/s)", 1},
-                    {"efficiency", "eff (%)", 1, 100.0},
-                    {"points", "points"},
-                    {"median_error_pct", "median err (%)", 2},
-                    {"max_error_pct", "max err (%)", 2},
-                    {"source", "source"}});
+  reports::Table t(
+      "calibration: fitted parameters (kernels t = t0 + bytes/bw; collectives "
+      "t = alpha*steps + bus_bytes/bus_bw; gemm t = max(mainloop/eff, operands) + epilogue + "
+      "launch, eff = plateau efficiency of the shape model)",
+      {{"fit", "fit"},
+       {"overhead_s", "t0/alpha (us)", 3, 1.0 / kUs},
+       {"bandwidth_gbps", "bw (GB/s)", 1},
+       {"efficiency", "eff (%)", 1, 100.0},
+       {"points", "points"},
+       {"median_error_pct", "median err (%)", 2},
+       {"max_error_pct", "max err (%)", 2},
+       {"source", "source"}});
   using reports::Cell;
   for (const auto& [key, f] : c.profile.kernels)
-    t.add_row({key, f.overhead_seconds, f.bandwidth_gbps, Cell{}, int64_t{f.points},
-               f.median_error_pct, f.max_error_pct, f.source});
-  for (const auto& [key, f] : c.profile.collectives)
-    t.add_row({key, f.alpha_seconds, f.bus_gbps, Cell{}, int64_t{f.points}, f.median_error_pct,
+    t.add_row({key, f.overhead_seconds, f.bandwidth_gbps, Cell{}, int64_t{f.points}, f.median_error_pct,
                f.max_error_pct, f.source});
+  for (const auto& [key, f] : c.profile.collectives)
+    t.add_row(
+        {key, f.alpha_seconds, f.bus_gbps, Cell{}, int64_t{f.points}, f.median_error_pct, f.max_error_pct, f.source});
   if (c.gemm && c.profile.gemm_efficiency)
     t.add_row({std::string("gemm"), Cell{}, Cell{}, *c.profile.gemm_efficiency, int64_t{c.gemm->points},
                c.gemm->median_error_pct, c.gemm->max_error_pct, c.gemm->source});
@@ -73,8 +74,7 @@ std::vector<reports::Quantity> summary_quantities(const Calibration& c) {
           {"mean_abs_error_pct", "mean |error|", s.mean_abs_pct, "%", 1.0, 2},
           {"median_abs_error_pct", "median |error|", s.median_abs_pct, "%", 1.0, 2},
           {"max_abs_error_pct", "max |error|", s.max_abs_pct, "%", 1.0, 2},
-          {"target", "target (median <= 5%, max <= 15%)",
-           std::string(s.meets_target() ? "met" : "missed"), ""}};
+          {"target", "target (median <= 5%, max <= 15%)", std::string(s.meets_target() ? "met" : "missed"), ""}};
 }
 
 }  // namespace mhcsim::calib

@@ -53,7 +53,8 @@ BenchRun run_kernel_benchmarks(const fs::path& bench_dir, const fs::path& out_di
   std::error_code ec;
   if (!fs::is_regular_file(kernels, ec))
     throw InputError("--bench-dir", fmt::format("no {} (build the mhcsim_kernel_bench target, or give "
-                                                "measurements with --from)", kernels.string()));
+                                                "measurements with --from)",
+                                                kernels.string()));
   fs::create_directories(out_dir);
   BenchRun run;
   run.files.push_back(out_dir / "kernels_bench.json");
@@ -69,8 +70,8 @@ BenchRun run_kernel_benchmarks(const fs::path& bench_dir, const fs::path& out_di
   } else {
     run.files.push_back(out_dir / "nccl_bench.json");
     run_or_throw(fmt::format("mpirun {}--oversubscribe -np {} {} -b 1M -e 1G -f 4 -n 20 -w 5 -c 1 --json {}",
-                             geteuid() == 0 ? "--allow-run-as-root " : "", gpus,
-                             shell_quote(nccl.string()), shell_quote(run.files.back().string())));
+                             geteuid() == 0 ? "--allow-run-as-root " : "", gpus, shell_quote(nccl.string()),
+                             shell_quote(run.files.back().string())));
   }
   return run;
 }

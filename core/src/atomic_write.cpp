@@ -109,8 +109,8 @@ void require_output_file(const fs::path& path, bool replace, const char* option)
   const auto type = fs::symlink_status(path, ec).type();
   if (type != fs::file_type::regular && type != fs::file_type::symlink && type != fs::file_type::not_found &&
       type != fs::file_type::none)
-    throw InputError(option, fmt::format("'{}' is {} (expected a regular file to write)", path.string(),
-                                         detail::type_name(type)));
+    throw InputError(
+        option, fmt::format("'{}' is {} (expected a regular file to write)", path.string(), detail::type_name(type)));
   if (!replace && type != fs::file_type::not_found && type != fs::file_type::none)
     throw InputError(option, fmt::format("'{}' exists (use --force to replace it)", path.string()));
 }

@@ -4,12 +4,10 @@
 
 namespace mhcsim {
 namespace {
-std::string format_input_error(const std::string& key, const std::string& reason,
-                               const SourceLocation& where) {
+std::string format_input_error(const std::string& key, const std::string& reason, const SourceLocation& where) {
   std::string prefix;
   if (!where.file.empty()) {
-    prefix = where.line > 0 ? fmt::format("{}:{}: ", where.file, where.line)
-                            : fmt::format("{}: ", where.file);
+    prefix = where.line > 0 ? fmt::format("{}:{}: ", where.file, where.line) : fmt::format("{}: ", where.file);
   }
   return key.empty() ? prefix + reason : fmt::format("{}{}: {}", prefix, key, reason);
 }

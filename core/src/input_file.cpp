@@ -28,8 +28,8 @@ std::string file_type_problem(const struct stat& st) {
 }
 
 std::string too_large(const InputKind& kind, uint64_t bytes) {
-  return fmt::format("{} is larger than the {} limit ({} bytes{}){}", kind.what,
-                     format_byte_count(kind.max_bytes), bytes, bytes > kind.max_bytes ? "" : " or more",
+  return fmt::format("{} is larger than the {} limit ({} bytes{}){}", kind.what, format_byte_count(kind.max_bytes),
+                     bytes, bytes > kind.max_bytes ? "" : " or more",
                      kind.raise_flag.empty() ? "" : fmt::format(" (raise it with {})", kind.raise_flag));
 }
 
@@ -104,9 +104,7 @@ InputFile::~InputFile() = default;
 
 const std::string& InputFile::stream_error() const { return buffer_->error(); }
 
-void InputFile::fail(const std::string& reason) const {
-  throw InputError(kind_.key, reason, {path_, 0});
-}
+void InputFile::fail(const std::string& reason) const { throw InputError(kind_.key, reason, {path_, 0}); }
 
 void InputFile::cannot_open(const std::string& problem) const {
   fail(fmt::format("cannot open {} ({})", kind_.what, problem));

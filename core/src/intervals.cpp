@@ -13,8 +13,10 @@ double merge_sorted_spans(std::vector<Span>& spans) {
   size_t out = 0;
   for (const auto& s : spans) {
     if (s.second <= s.first) continue;  // empty spans add nothing
-    if (out > 0 && s.first <= spans[out - 1].second) spans[out - 1].second = std::max(spans[out - 1].second, s.second);
-    else spans[out++] = s;
+    if (out > 0 && s.first <= spans[out - 1].second)
+      spans[out - 1].second = std::max(spans[out - 1].second, s.second);
+    else
+      spans[out++] = s;
   }
   spans.resize(out);
   double total = 0;

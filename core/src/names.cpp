@@ -26,9 +26,8 @@ std::optional<E> value_of(const NameTable<E, N>& table, std::string_view name) {
   return std::nullopt;
 }
 
-constexpr NameTable<DType, 5> kDTypes{{{DType::FP32, "fp32"}, {DType::BF16, "bf16"},
-                                       {DType::FP16, "fp16"}, {DType::FP8, "fp8"},
-                                       {DType::INT4, "int4"}}};
+constexpr NameTable<DType, 5> kDTypes{
+    {{DType::FP32, "fp32"}, {DType::BF16, "bf16"}, {DType::FP16, "fp16"}, {DType::FP8, "fp8"}, {DType::INT4, "int4"}}};
 constexpr NameTable<AttentionKind, 4> kAttention{{{AttentionKind::MHA, "mha"},
                                                   {AttentionKind::GQA, "gqa"},
                                                   {AttentionKind::MQA, "mqa"},
@@ -44,13 +43,11 @@ constexpr NameTable<MlpKind, 2> kMlp{{{MlpKind::SwiGLU, "swiglu"}, {MlpKind::GeL
 constexpr NameTable<Fp8GemmKernels, 2> kFp8Gemm{
     {{Fp8GemmKernels::DeepGemm, "deepgemm"}, {Fp8GemmKernels::Cutlass36, "cutlass-3.6"}}};
 constexpr NameTable<ActivationRecompute, 4> kRecompute{{{ActivationRecompute::None, "none"},
-                                                       {ActivationRecompute::Selective, "selective"},
-                                                       {ActivationRecompute::Full, "full"},
-                                                       {ActivationRecompute::Attention, "attention"}}};
-constexpr NameTable<WorkloadMode, 2> kModes{
-    {{WorkloadMode::Train, "train"}, {WorkloadMode::Serve, "serve"}}};
-constexpr NameTable<ServePhase, 2> kPhases{
-    {{ServePhase::Decode, "decode"}, {ServePhase::Prefill, "prefill"}}};
+                                                        {ActivationRecompute::Selective, "selective"},
+                                                        {ActivationRecompute::Full, "full"},
+                                                        {ActivationRecompute::Attention, "attention"}}};
+constexpr NameTable<WorkloadMode, 2> kModes{{{WorkloadMode::Train, "train"}, {WorkloadMode::Serve, "serve"}}};
+constexpr NameTable<ServePhase, 2> kPhases{{{ServePhase::Decode, "decode"}, {ServePhase::Prefill, "prefill"}}};
 
 }  // namespace
 
@@ -65,31 +62,29 @@ std::string_view to_string(WorkloadMode m) { return name_of(kModes, m); }
 std::string_view to_string(ServePhase p) { return name_of(kPhases, p); }
 
 std::optional<DType> parse_dtype(std::string_view s) { return value_of(kDTypes, s); }
-std::optional<AttentionKind> parse_attention_kind(std::string_view s) {
-  return value_of(kAttention, s);
-}
-std::optional<ResidualKind> parse_residual_kind(std::string_view s) {
-  return value_of(kResidual, s);
-}
+std::optional<AttentionKind> parse_attention_kind(std::string_view s) { return value_of(kAttention, s); }
+std::optional<ResidualKind> parse_residual_kind(std::string_view s) { return value_of(kResidual, s); }
 std::optional<MlpKind> parse_mlp_kind(std::string_view s) { return value_of(kMlp, s); }
 std::optional<Fp8GemmKernels> parse_fp8_gemm_kernels(std::string_view s) { return value_of(kFp8Gemm, s); }
 std::optional<Schedule> parse_schedule(std::string_view s) { return value_of(kSchedules, s); }
-std::optional<ActivationRecompute> parse_activation_recompute(std::string_view s) {
-  return value_of(kRecompute, s);
-}
-std::optional<WorkloadMode> parse_workload_mode(std::string_view s) {
-  return value_of(kModes, s);
-}
+std::optional<ActivationRecompute> parse_activation_recompute(std::string_view s) { return value_of(kRecompute, s); }
+std::optional<WorkloadMode> parse_workload_mode(std::string_view s) { return value_of(kModes, s); }
 std::optional<ServePhase> parse_serve_phase(std::string_view s) { return value_of(kPhases, s); }
 
 const std::vector<std::string>& published_metric_names() {
-  static const std::vector<std::string> names{"step_time_s", "tflops_per_gpu", "mfu_pct",
+  static const std::vector<std::string> names{"step_time_s",
+                                              "tflops_per_gpu",
+                                              "mfu_pct",
                                               "activation_gib_per_gpu",
-                                              "step_time_ratio_vs_residual", "fb_chunk_pair_s",
-                                              "fb_pair_gemm_s", "fb_pair_attention_s",
-                                              "fb_pair_memory_bound_s", "input_tokens_per_s_per_node",
+                                              "step_time_ratio_vs_residual",
+                                              "fb_chunk_pair_s",
+                                              "fb_pair_gemm_s",
+                                              "fb_pair_attention_s",
+                                              "fb_pair_memory_bound_s",
+                                              "input_tokens_per_s_per_node",
                                               "output_tokens_per_s_per_node",
-                                              "output_tokens_per_s_per_user", "prefix_cache_hit_pct"};
+                                              "output_tokens_per_s_per_user",
+                                              "prefix_cache_hit_pct"};
   return names;
 }
 

@@ -73,8 +73,8 @@ void require_output_directory(const fs::path& dir, bool replace, const char* opt
   if (dir.empty()) throw InputError(option, "empty path (expected a directory name)");
   const fs::path target = detail::output_target(dir);
   if (!target.has_filename() || target.filename() == "." || target.filename() == "..")
-    throw InputError(option, fmt::format("'{}' cannot be replaced (expected a new directory name, e.g. out/report)",
-                                         dir.string()));
+    throw InputError(
+        option, fmt::format("'{}' cannot be replaced (expected a new directory name, e.g. out/report)", dir.string()));
   detail::clean_stale(target);  // a replace killed half-way is undone before `target` is judged
   std::error_code ec;
   const auto type = fs::symlink_status(target, ec).type();
@@ -88,9 +88,8 @@ void require_output_directory(const fs::path& dir, bool replace, const char* opt
                                          dir.string(), kOutputMarker));
 }
 
-void write_directory_atomically(const fs::path& dir, bool replace,
-                                const std::function<void(const fs::path&)>& fill, const OwnedFn& owned,
-                                const char* option) {
+void write_directory_atomically(const fs::path& dir, bool replace, const std::function<void(const fs::path&)>& fill,
+                                const OwnedFn& owned, const char* option) {
   require_output_directory(dir, replace, option, owned);
   const fs::path target = detail::output_target(dir);
   detail::make_folder(target);
@@ -102,7 +101,8 @@ void write_directory_atomically(const fs::path& dir, bool replace,
     fill(temp);
     write_file_atomically(temp / kOutputMarker,
                           fmt::format("written by mhcsim {}; `--force` replaces only directories holding this "
-                                      "file\n", kVersion));
+                                      "file\n",
+                                      kVersion));
     detail::sync_directory(temp);
     detail::fault_point(target);
     put_in_place(temp, target);

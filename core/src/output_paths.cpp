@@ -30,9 +30,7 @@ pid_t leftover_pid(const std::string& entry, const std::string& prefix) {
 
 // Our own id counts as gone: a temporary with it is from an earlier process that had the same
 // id, since this one starts each output afresh.
-bool process_gone(pid_t pid) {
-  return pid == ::getpid() || (::kill(pid, 0) != 0 && errno == ESRCH);
-}
+bool process_gone(pid_t pid) { return pid == ::getpid() || (::kill(pid, 0) != 0 && errno == ESRCH); }
 
 }  // namespace
 
@@ -62,8 +60,10 @@ void clean_stale(const fs::path& target) {
   }
   for (const auto& t : temps) fs::remove_all(t, ec);
   for (const auto& o : olds) {
-    if (fs::symlink_status(target, ec).type() == fs::file_type::not_found) fs::rename(o, target, ec);
-    else fs::remove_all(o, ec);
+    if (fs::symlink_status(target, ec).type() == fs::file_type::not_found)
+      fs::rename(o, target, ec);
+    else
+      fs::remove_all(o, ec);
   }
 }
 
@@ -89,14 +89,22 @@ void fault_point(const fs::path& target) {
 
 std::string type_name(fs::file_type type) {
   switch (type) {
-    case fs::file_type::regular: return "a regular file";
-    case fs::file_type::directory: return "a directory";
-    case fs::file_type::symlink: return "a symbolic link";
-    case fs::file_type::character: return "a character device";
-    case fs::file_type::block: return "a block device";
-    case fs::file_type::fifo: return "a FIFO";
-    case fs::file_type::socket: return "a socket";
-    default: return "not a regular file";
+    case fs::file_type::regular:
+      return "a regular file";
+    case fs::file_type::directory:
+      return "a directory";
+    case fs::file_type::symlink:
+      return "a symbolic link";
+    case fs::file_type::character:
+      return "a character device";
+    case fs::file_type::block:
+      return "a block device";
+    case fs::file_type::fifo:
+      return "a FIFO";
+    case fs::file_type::socket:
+      return "a socket";
+    default:
+      return "not a regular file";
   }
 }
 

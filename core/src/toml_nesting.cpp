@@ -33,18 +33,37 @@ class NestingScanner {
     const bool at_line_start = blank_;
     if (c != ' ' && c != '\t' && c != '\r') blank_ = false;
     switch (c) {
-      case '\n': newline(); break;
-      case '#': skip_to_line_end(); break;
+      case '\n':
+        newline();
+        break;
+      case '#':
+        skip_to_line_end();
+        break;
       case '"':
-      case '\'': skip_string(c); break;
-      case '.': if (key_) deeper(); break;
-      case '=': key_ = false; break;
-      case '[': at_line_start && open_.empty() ? start_header() : open_nested(false); break;
-      case '{': open_nested(true); break;
+      case '\'':
+        skip_string(c);
+        break;
+      case '.':
+        if (key_) deeper();
+        break;
+      case '=':
+        key_ = false;
+        break;
+      case '[':
+        at_line_start&& open_.empty() ? start_header() : open_nested(false);
+        break;
+      case '{':
+        open_nested(true);
+        break;
       case ']':
-      case '}': close_nested(c); break;
-      case ',': next_element(); break;
-      default: break;
+      case '}':
+        close_nested(c);
+        break;
+      case ',':
+        next_element();
+        break;
+      default:
+        break;
     }
   }
 
@@ -56,7 +75,7 @@ class NestingScanner {
   }
   void newline() {
     ++line_;
-    header_ = false;  // an unclosed header is the parser's error to report
+    header_ = false;                       // an unclosed header is the parser's error to report
     if (open_.empty()) start_statement();  // a multi-line array goes on
   }
   void skip_to_line_end() {
@@ -117,8 +136,10 @@ class NestingScanner {
         return;
       }
       const char c = text_[pos_++];
-      if (c == '\n') ++line_;
-      else if (basic && c == '\\' && pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
+      if (c == '\n')
+        ++line_;
+      else if (basic && c == '\\' && pos_ < text_.size() && text_[pos_] != '\n')
+        ++pos_;
     }
   }
 
@@ -147,11 +168,11 @@ class NestingScanner {
   int max_levels_;
   size_t pos_ = 0;
   int line_ = 1;
-  int level_ = 1;           // depth of the key part or value being read
-  int header_level_ = 0;    // parts of the current [table] header
-  bool key_ = true;         // before the statement's '=' (or after an inline table's '{' / ',')
-  bool header_ = false;     // inside [table] or [[array of tables]]
-  bool blank_ = true;       // only whitespace so far on this line
+  int level_ = 1;         // depth of the key part or value being read
+  int header_level_ = 0;  // parts of the current [table] header
+  bool key_ = true;       // before the statement's '=' (or after an inline table's '{' / ',')
+  bool header_ = false;   // inside [table] or [[array of tables]]
+  bool blank_ = true;     // only whitespace so far on this line
   size_t statement_start_ = 0;
   std::vector<Open> open_;  // arrays and inline tables around the value; at most max_levels
 };

@@ -16,7 +16,7 @@ double expected_experts_hit(const ModelSpec& m, double tokens) {
 
 double expected_unique_bins(int64_t items, int64_t bins, int64_t picks) {
   check(bins >= 1 && items >= bins && items % bins == 0, "experts",
-          "items must split evenly over bins (expected experts divisible by nodes/GPUs)");
+        "items must split evenly over bins (expected experts divisible by nodes/GPUs)");
   check(picks >= 0 && picks <= items, "model.top_k", "must be in [0, experts]");
   // P(a given bin is missed) = C(items - per_bin, picks) / C(items, picks), as a product.
   const int64_t per_bin = items / bins;
@@ -52,8 +52,8 @@ A2aTraffic a2a_traffic_per_token(const Scenario& s) {
   // routing picks those nodes first.
   const int64_t slots = m.routed_experts + p.redundant_experts;
   const int64_t experts_per_node = slots / t.ep_nodes;
-  check(experts_per_node * t.ep_nodes == slots && experts_per_node % gpus_in_node == 0,
-          "parallel.ep", "routed + redundant experts must split evenly over the EP nodes and GPUs");
+  check(experts_per_node * t.ep_nodes == slots && experts_per_node % gpus_in_node == 0, "parallel.ep",
+        "routed + redundant experts must split evenly over the EP nodes and GPUs");
   const int64_t reachable = experts_per_node * t.nodes_limit;
   t.nodes_per_token = expected_unique_bins(reachable, t.nodes_limit, m.top_k);
   t.remote_nodes_per_token = t.nodes_per_token * d(t.ep_nodes - 1) / d(t.ep_nodes);
@@ -70,12 +70,8 @@ A2aTraffic a2a_traffic_per_token(const Scenario& s) {
   return t;
 }
 
-double A2aTime::dispatch_seconds() const {
-  return std::max(dispatch_nvlink_seconds, dispatch_nic_seconds);
-}
-double A2aTime::combine_seconds() const {
-  return std::max(combine_nvlink_seconds, combine_nic_seconds);
-}
+double A2aTime::dispatch_seconds() const { return std::max(dispatch_nvlink_seconds, dispatch_nic_seconds); }
+double A2aTime::combine_seconds() const { return std::max(combine_nvlink_seconds, combine_nic_seconds); }
 
 A2aTime a2a_time(const Scenario& s, double tokens) {
   check(tokens >= 0, "tokens", "must be >= 0");

@@ -24,9 +24,7 @@ void check_workload(const WorkloadSpec& w) {
 }
 
 // MoE layers in the most loaded chunk of `layers` layers.
-int64_t moe_layers_in_chunk(const ModelSpec& m, int64_t layers) {
-  return std::min(layers, m.moe_layers());
-}
+int64_t moe_layers_in_chunk(const ModelSpec& m, int64_t layers) { return std::min(layers, m.moe_layers()); }
 
 double saved_bytes(const std::vector<Op>& ops) {
   double b = 0;
@@ -87,8 +85,7 @@ double chunk_activation_bytes(const Scenario& s, int64_t layers) {
   check(layers >= 1, "layers", "must be >= 1");
   const int64_t moe = moe_layers_in_chunk(m, layers);
   const std::vector<Op> none;
-  return activation_bytes(s, layers, moe > 0 ? layer_ops(s, true) : none,
-                          layers > moe ? layer_ops(s, false) : none);
+  return activation_bytes(s, layers, moe > 0 ? layer_ops(s, true) : none, layers > moe ? layer_ops(s, false) : none);
 }
 
 ChunkCost chunk_cost(const Scenario& s, int64_t layers_per_chunk, bool last_stage) {

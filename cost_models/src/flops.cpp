@@ -9,17 +9,17 @@ namespace {
 bool is_mhc(const ModelSpec& m) { return m.residual != ResidualKind::Residual && m.mhc_n > 1; }
 // Query/key and value widths per head.
 double qk_head_dim(const ModelSpec& m) {
-  return m.attention == AttentionKind::MLA ? d(m.qk_nope_head_dim + m.qk_rope_head_dim)
-                                           : d(m.head_dim);
+  return m.attention == AttentionKind::MLA ? d(m.qk_nope_head_dim + m.qk_rope_head_dim) : d(m.head_dim);
 }
-double v_head_dim(const ModelSpec& m) {
-  return m.attention == AttentionKind::MLA ? d(m.v_head_dim) : d(m.head_dim);
-}
+double v_head_dim(const ModelSpec& m) { return m.attention == AttentionKind::MLA ? d(m.v_head_dim) : d(m.head_dim); }
 double kv_groups(const ModelSpec& m) {
   switch (m.attention) {
-    case AttentionKind::MHA: return d(m.heads);
-    case AttentionKind::MQA: return 1.0;
-    default: return d(m.kv_heads);
+    case AttentionKind::MHA:
+      return d(m.heads);
+    case AttentionKind::MQA:
+      return 1.0;
+    default:
+      return d(m.kv_heads);
   }
 }
 // Weight matrices of an FFN: SwiGLU has gate, up and down; the GeLU MLP up and down.
@@ -34,19 +34,17 @@ void validate_model(const ModelSpec& m) {
   if (m.attention == AttentionKind::MLA) {
     check(m.kv_lora_rank >= 1, "model.kv_lora_rank", "MLA needs d_c >= 1");
     check(m.qk_nope_head_dim + m.qk_rope_head_dim >= 1, "model.qk_nope_head_dim",
-            "MLA needs a query/key head dim >= 1");
+          "MLA needs a query/key head dim >= 1");
     check(m.v_head_dim >= 1, "model.v_head_dim", "MLA needs a value head dim >= 1");
   } else {
     check(m.head_dim >= 1, "model.head_dim", "must be >= 1");
     if (m.attention == AttentionKind::GQA)
-      check(m.kv_heads >= 1 && m.kv_heads <= m.heads && m.heads % m.kv_heads == 0,
-              "model.kv_heads", "GQA groups must divide the heads (expected 1..heads)");
+      check(m.kv_heads >= 1 && m.kv_heads <= m.heads && m.heads % m.kv_heads == 0, "model.kv_heads",
+            "GQA groups must divide the heads (expected 1..heads)");
   }
-  check(m.dense_layers >= 0 && m.dense_layers <= m.layers, "model.dense_layers",
-          "must be in [0, layers]");
+  check(m.dense_layers >= 0 && m.dense_layers <= m.layers, "model.dense_layers", "must be in [0, layers]");
   if (m.is_moe()) {
-    check(m.top_k >= 1 && m.top_k <= m.routed_experts, "model.top_k",
-            "must be in [1, routed_experts]");
+    check(m.top_k >= 1 && m.top_k <= m.routed_experts, "model.top_k", "must be in [1, routed_experts]");
     check(m.expert_ffn_hidden >= 1, "model.expert_ffn_hidden", "must be >= 1 with experts");
     check(m.shared_experts >= 0, "model.shared_experts", "must be >= 0");
   }
@@ -59,12 +57,10 @@ void validate_model(const ModelSpec& m) {
 double attention_parameters_per_layer(const ModelSpec& m) {
   const double h = d(m.hidden), heads = d(m.heads);
   if (m.attention != AttentionKind::MLA)  // q, k, v, o projections
-    return h * heads * qk_head_dim(m) + 2 * h * kv_groups(m) * d(m.head_dim) +
-           heads * v_head_dim(m) * h;
+    return h * heads * qk_head_dim(m) + 2 * h * kv_groups(m) * d(m.head_dim) + heads * v_head_dim(m) * h;
   // MLA (DeepSeek-V2 sec. 2.1): W_DQ and q norm (or a full W_Q without query compression);
   // W_DKV + W_KR and kv norm; the up-projections; W_O.
-  const double q = m.q_lora_rank > 0 ? h * d(m.q_lora_rank) + d(m.q_lora_rank)
-                                     : h * heads * qk_head_dim(m);
+  const double q = m.q_lora_rank > 0 ? h * d(m.q_lora_rank) + d(m.q_lora_rank) : h * heads * qk_head_dim(m);
   const double kv = h * d(m.kv_lora_rank + m.qk_rope_head_dim) + d(m.kv_lora_rank);
   return q + kv + mla_up_projection_parameters_per_layer(m) + heads * v_head_dim(m) * h;
 }
@@ -76,9 +72,7 @@ double mla_up_projection_parameters_per_layer(const ModelSpec& m) {
   return q + d(m.kv_lora_rank) * heads * d(m.qk_nope_head_dim + m.v_head_dim);
 }
 
-double expert_parameters(const ModelSpec& m) {
-  return ffn_matrices(m) * d(m.hidden) * d(m.expert_ffn_hidden);
-}
+double expert_parameters(const ModelSpec& m) { return ffn_matrices(m) * d(m.hidden) * d(m.expert_ffn_hidden); }
 
 double ParameterCount::activated(const ModelSpec& m) const {
   const double routed_share = m.is_moe() ? d(m.top_k) / d(m.routed_experts) : 0.0;
@@ -120,8 +114,8 @@ TokenFlops forward_flops_per_token(const ModelSpec& m, double context) {
     // Per mHC layer: x phi (2 nC (n^2+2n)), Sinkhorn (4 n^2 per iteration: exp-normalised
     // column and row sums and divides), apply H_pre (2nC), F_post,res (2n^2 C + 2nC).
     const double n = d(m.mhc_n), c = d(m.hidden);
-    const double per = 2 * n * c * (n * n + 2 * n) + 4 * n * n * d(m.sinkhorn_iters) +
-                       2 * n * c + 2 * n * n * c + 2 * n * c;
+    const double per =
+        2 * n * c * (n * n + 2 * n) + 4 * n * n * d(m.sinkhorn_iters) + 2 * n * c + 2 * n * n * c + 2 * n * c;
     f.mhc = 2.0 * d(m.layers) * per;
   }
   return f;

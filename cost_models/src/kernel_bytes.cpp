@@ -62,9 +62,7 @@ void require_mla(const MlaDecodeShape& s) {
   check(s.rope_dim >= 0, "model.qk_rope_head_dim", "RoPE dim must be >= 0");
 }
 // Per query-head elements touched per (query, key) pair: QK over d_c + d_R, PV over d_c.
-double mla_qk_pv_elems(const MlaDecodeShape& s) {
-  return static_cast<double>(2 * s.kv_lora_rank + s.rope_dim);
-}
+double mla_qk_pv_elems(const MlaDecodeShape& s) { return static_cast<double>(2 * s.kv_lora_rank + s.rope_dim); }
 }  // namespace
 
 // FlashMLA tests/test_flash_mla.py accounting (DESIGN.md "More published figures").

@@ -70,17 +70,15 @@ KvFit kv_fit(const Scenario& s, int64_t context) {
   f.weight_bytes = weight_bytes_per_gpu(s);
   f.reserve_bytes = kServeActivationReserveFraction * f.hbm_bytes;
   f.kv_budget_bytes = std::max(0.0, f.hbm_bytes - f.weight_bytes - f.reserve_bytes);
-  f.bytes_per_sequence = kv_bytes_per_sequence(s.model, s.precision.kv_cache, context,
-                                               s.workload.kv_block_tokens) /
-                         kv_shards(s);
+  f.bytes_per_sequence =
+      kv_bytes_per_sequence(s.model, s.precision.kv_cache, context, s.workload.kv_block_tokens) / kv_shards(s);
   f.sequences = static_cast<int64_t>(std::floor(f.kv_budget_bytes / f.bytes_per_sequence));
   return f;
 }
 
 namespace {
 ModelSpec with_attention(ModelSpec m, AttentionKind kind) {
-  if (m.attention == AttentionKind::MLA)
-    m.head_dim = (m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim) / 2;
+  if (m.attention == AttentionKind::MLA) m.head_dim = (m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim) / 2;
   if (kind == AttentionKind::MLA && m.kv_lora_rank == 0) {
     m.kv_lora_rank = 512;
     m.qk_rope_head_dim = 64;
@@ -93,10 +91,14 @@ ModelSpec with_attention(ModelSpec m, AttentionKind kind) {
 
 std::string shape_of(const ModelSpec& m) {
   switch (m.attention) {
-    case AttentionKind::MLA: return fmt::format("latent {} + RoPE {}", m.kv_lora_rank, m.qk_rope_head_dim);
-    case AttentionKind::GQA: return fmt::format("{} KV heads x {}", m.kv_heads, m.head_dim);
-    case AttentionKind::MQA: return fmt::format("1 KV head x {}", m.head_dim);
-    case AttentionKind::MHA: return fmt::format("{} KV heads x {}", m.heads, m.head_dim);
+    case AttentionKind::MLA:
+      return fmt::format("latent {} + RoPE {}", m.kv_lora_rank, m.qk_rope_head_dim);
+    case AttentionKind::GQA:
+      return fmt::format("{} KV heads x {}", m.kv_heads, m.head_dim);
+    case AttentionKind::MQA:
+      return fmt::format("1 KV head x {}", m.head_dim);
+    case AttentionKind::MHA:
+      return fmt::format("{} KV heads x {}", m.heads, m.head_dim);
   }
   return "";
 }

@@ -20,12 +20,12 @@ int64_t ceil_i(double v) { return std::max<int64_t>(1, static_cast<int64_t>(std:
 struct Ctx {
   const Scenario& s;
   const ModelSpec& m;
-  double tokens = 0;     // tokens of one micro-batch on this GPU's CP rank (b s / cp)
+  double tokens = 0;  // tokens of one micro-batch on this GPU's CP rank (b s / cp)
   double tp = 1;
-  double rep = 0;        // tokens whose replicated tensors (norms, dropout) this GPU holds:
-                         // all of them, or tokens / tp with sequence parallelism
-  double act = 2;        // bytes per activation element
-  double lin = 2;        // bytes per cached Linear input: FP8 GEMMs keep their FP8 cast
+  double rep = 0;  // tokens whose replicated tensors (norms, dropout) this GPU holds:
+                   // all of them, or tokens / tp with sequence parallelism
+  double act = 2;  // bytes per activation element
+  double lin = 2;  // bytes per cached Linear input: FP8 GEMMs keep their FP8 cast
   DType gemm = DType::BF16;
   ActivationRecompute recompute = ActivationRecompute::None;
   bool deepseek_selective() const { return recompute == ActivationRecompute::Selective; }
@@ -36,8 +36,9 @@ struct Ctx {
 
 double micro_batch_tokens(const Scenario& s) {
   const auto& w = s.workload;
-  const double tokens = w.mode == WorkloadMode::Train ? d(w.micro_batch_seqs * w.seq_len)
-                                                     : d(w.batch_seqs) * (w.phase == ServePhase::Prefill ? d(w.context_len) : 1.0);
+  const double tokens = w.mode == WorkloadMode::Train
+                            ? d(w.micro_batch_seqs * w.seq_len)
+                            : d(w.batch_seqs) * (w.phase == ServePhase::Prefill ? d(w.context_len) : 1.0);
   return tokens / d(std::max<int64_t>(1, s.parallel.cp));
 }
 
@@ -155,10 +156,10 @@ void attention_ops(const Ctx& c, std::vector<Op>& ops) {
                        T * d(m.kv_lora_rank + m.qk_rope_head_dim) * c.act);  // latent + RoPE key
     kvn.recomputed = ds;
     ops.push_back(kvn);
-    Op up = gemm_op("kv_up", A,
-                    linear(c, T, static_cast<int64_t>(heads * d(m.qk_nope_head_dim + m.v_head_dim)),
-                           m.kv_lora_rank, c.gemm),
-                    ds ? 0.0 : T * d(m.kv_lora_rank) * c.lin);
+    Op up = gemm_op(
+        "kv_up", A,
+        linear(c, T, static_cast<int64_t>(heads * d(m.qk_nope_head_dim + m.v_head_dim)), m.kv_lora_rank, c.gemm),
+        ds ? 0.0 : T * d(m.kv_lora_rank) * c.lin);
     up.recomputed = ds;
     ops.push_back(up);
   } else {
@@ -185,14 +186,15 @@ void attention_ops(const Ctx& c, std::vector<Op>& ops) {
     core.part = A;
     const double keys = T * seq;
     if (mla) {
-      const MlaDecodeShape shape{static_cast<int64_t>(T), 1, static_cast<int64_t>(keys),
-                                 static_cast<int64_t>(heads), m.kv_lora_rank, m.qk_rope_head_dim};
+      const MlaDecodeShape shape{
+          static_cast<int64_t>(T), 1, static_cast<int64_t>(keys), static_cast<int64_t>(heads), m.kv_lora_rank,
+          m.qk_rope_head_dim};
       core.flops = mla_decode_flops(shape);
       core.bytes = mla_decode_bytes(shape, c.s.precision.kv_cache, c.s.precision.activations);
     } else {
       core.flops = 2.0 * keys * heads * (qk + v);
-      core.bytes = keys * kv_heads * (qk + v) * bytes_per_element(c.s.precision.kv_cache) +
-                   T * heads * (qk + v) * c.act;
+      core.bytes =
+          keys * kv_heads * (qk + v) * bytes_per_element(c.s.precision.kv_cache) + T * heads * (qk + v) * c.act;
     }
     ops.push_back(core);
   } else if (p.flash_attention) {
@@ -217,8 +219,9 @@ void attention_ops(const Ctx& c, std::vector<Op>& ops) {
     const int64_t groups = ceil_i(seqs * heads);
     const double scores = T * heads * seq;  // per GPU
     const bool mega = c.megatron_selective();
-    Op qk_gemm = gemm_op("attn_qk", A, GemmShape{static_cast<int64_t>(seq), static_cast<int64_t>(seq),
-                                                  static_cast<int64_t>(qk), groups, DType::BF16, DType::BF16},
+    Op qk_gemm = gemm_op("attn_qk", A,
+                         GemmShape{static_cast<int64_t>(seq), static_cast<int64_t>(seq), static_cast<int64_t>(qk),
+                                   groups, DType::BF16, DType::BF16},
                          ds ? 0.0 : T * (heads * qk + kv_heads * qk) * c.act);
     qk_gemm.weight_grad = false;
     qk_gemm.recomputed = mega;
@@ -231,8 +234,9 @@ void attention_ops(const Ctx& c, std::vector<Op>& ops) {
       drop.recomputed = mega;
       ops.push_back(drop);
     }
-    Op pv = gemm_op("attn_pv", A, GemmShape{static_cast<int64_t>(seq), static_cast<int64_t>(v),
-                                             static_cast<int64_t>(seq), groups, DType::BF16, DType::BF16},
+    Op pv = gemm_op("attn_pv", A,
+                    GemmShape{static_cast<int64_t>(seq), static_cast<int64_t>(v), static_cast<int64_t>(seq), groups,
+                              DType::BF16, DType::BF16},
                     ds ? 0.0 : T * kv_heads * v * c.act);
     pv.weight_grad = false;
     pv.recomputed = mega;
@@ -251,8 +255,8 @@ void attention_ops(const Ctx& c, std::vector<Op>& ops) {
     ring.hides_behind_previous = true;
     ops.push_back(ring);
   }
-  ops.push_back(gemm_op("attn_out", A, linear(c, T, m.hidden, static_cast<int64_t>(heads * v), c.gemm),
-                        T * heads * v * c.lin));
+  ops.push_back(
+      gemm_op("attn_out", A, linear(c, T, m.hidden, static_cast<int64_t>(heads * v), c.gemm), T * heads * v * c.lin));
   if (c.tp > 1) ops.push_back(tp_collective(c, A));
   if (dropout) ops.push_back(memory_op("attn_out_dropout", A, c.rep * h * (2.0 * c.act + 1.0), c.rep * h));
   ops.push_back(residual_op(c, A));
@@ -261,8 +265,8 @@ void attention_ops(const Ctx& c, std::vector<Op>& ops) {
 // The FFN part of a GPT (GeLU: FC1 to ffn, GeLU, FC2) or SwiGLU (FC1 to 2 ffn, SiLU(a) * b,
 // FC2) block over `rows` rows and `groups` equal groups (experts); SwiGLU keeps its input and
 // replays its output under DeepSeek's selective recompute.
-void ffn_ops(const Ctx& c, std::vector<Op>& ops, const char* const names[3], double rows, int64_t groups,
-             int64_t width, double input_saved) {
+void ffn_ops(const Ctx& c, std::vector<Op>& ops, const char* const names[3], double rows, int64_t groups, int64_t width,
+             double input_saved) {
   const auto& m = c.m;
   const auto M = Sublayer::Mlp;
   const bool gelu = m.mlp == MlpKind::GeLU;
@@ -331,10 +335,14 @@ void apply_full_recompute(const Ctx& c, std::vector<Op>& ops) {
 
 const char* to_string(OpKind k) {
   switch (k) {
-    case OpKind::Gemm: return "gemm";
-    case OpKind::Attention: return "attention";
-    case OpKind::MemoryBound: return "memory-bound";
-    case OpKind::Communication: return "communication";
+    case OpKind::Gemm:
+      return "gemm";
+    case OpKind::Attention:
+      return "attention";
+    case OpKind::MemoryBound:
+      return "memory-bound";
+    case OpKind::Communication:
+      return "communication";
   }
   return "?";
 }
@@ -412,9 +420,10 @@ OpSeconds op_seconds(const Op& o, const OpRates& r) {
       t.forward = gemm_time(g, rates).seconds;
       // dgrad: dC (M x N) x B^T -> M x K; wgrad: A^T (K x M) x dC -> K x N (per group).
       const double dgrad = gemm_time(GemmShape{g.m, g.k, g.n, g.groups, g.input, g.output}, rates).seconds;
-      const double wgrad = o.weight_grad
-          ? gemm_time(GemmShape{g.k, g.n, g.m, g.groups, g.input, r.grads, r.accumulate_grads}, rates).seconds
-          : gemm_time(GemmShape{g.k, g.n, g.m, g.groups, g.input, g.output}, rates).seconds;
+      const double wgrad =
+          o.weight_grad
+              ? gemm_time(GemmShape{g.k, g.n, g.m, g.groups, g.input, r.grads, r.accumulate_grads}, rates).seconds
+              : gemm_time(GemmShape{g.k, g.n, g.m, g.groups, g.input, g.output}, rates).seconds;
       t.backward_input = dgrad + (o.weight_grad ? 0.0 : wgrad);
       t.backward_weight = o.weight_grad ? wgrad : 0.0;
       if (g.input == DType::FP8) {
@@ -436,11 +445,12 @@ OpSeconds op_seconds(const Op& o, const OpRates& r) {
       break;
     }
     case OpKind::Attention:
-      t.forward = std::max(o.flops / r.attention_forward_flops_per_second, o.bytes / r.hbm_bytes_per_second) +
-                  r.launch_seconds;
+      t.forward =
+          std::max(o.flops / r.attention_forward_flops_per_second, o.bytes / r.hbm_bytes_per_second) + r.launch_seconds;
       // FlashAttention's backward recomputes the scores: 2.5x the forward's matmul FLOPs.
-      t.backward_input = std::max(2.5 * o.flops / r.attention_backward_flops_per_second,
-                                  o.backward_bytes / r.hbm_bytes_per_second) + r.launch_seconds;
+      t.backward_input =
+          std::max(2.5 * o.flops / r.attention_backward_flops_per_second, o.backward_bytes / r.hbm_bytes_per_second) +
+          r.launch_seconds;
       break;
     case OpKind::MemoryBound: {
       const double bw = o.mhc_kernel ? r.mhc_bytes_per_second : r.hbm_bytes_per_second;

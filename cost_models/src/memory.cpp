@@ -20,10 +20,9 @@ void validate_parallel(const Scenario& s) {
   const auto& p = s.parallel;
   check_parallel_ranges(p);
   check(p.pp <= s.model.layers + p.extra_stage_layers, "parallel.pp",
-          [&] { return "cannot exceed the number of layers (" + std::to_string(s.model.layers) + ")"; });
+        [&] { return "cannot exceed the number of layers (" + std::to_string(s.model.layers) + ")"; });
   if (s.model.is_moe())
-    check(p.ep <= s.model.routed_experts + p.redundant_experts, "parallel.ep",
-            "cannot exceed the number of experts");
+    check(p.ep <= s.model.routed_experts + p.redundant_experts, "parallel.ep", "cannot exceed the number of experts");
 }
 
 }  // namespace
@@ -32,11 +31,10 @@ int64_t layers_per_chunk(const Scenario& s) {
   validate_parallel(s);
   const int64_t layers = s.model.layers + s.parallel.extra_stage_layers;
   const int64_t stages = pipeline_chunks(s.parallel.schedule, s.parallel.pp, s.parallel.virtual_stages);
-  check(layers >= stages, "parallel.pp",
-          [&] {
-          return "needs at least one layer per pipeline stage (" + std::to_string(layers) +
-                 " layers over " + std::to_string(stages) + " stages)";
-        });
+  check(layers >= stages, "parallel.pp", [&] {
+    return "needs at least one layer per pipeline stage (" + std::to_string(layers) + " layers over " +
+           std::to_string(stages) + " stages)";
+  });
   return (layers + stages - 1) / stages;
 }
 
@@ -110,8 +108,7 @@ MemoryEstimate training_memory(const Scenario& s) {
   // (Megatron's distributed optimizer shards over DP x CP: CP ranks hold the same parameters.)
   const double expert_dp = std::max(1.0, d(p.dp * p.tp * p.cp) / d(p.ep));
   const auto sharded = [&](int stage) {
-    return p.zero_stage >= stage ? params.dense / d(p.dp * p.cp) + params.experts / expert_dp
-                                 : params.total();
+    return p.zero_stage >= stage ? params.dense / d(p.dp * p.cp) + params.experts / expert_dp : params.total();
   };
   MemoryEstimate e;
   e.hbm_bytes = s.hardware.gpu.hbm_bytes;
@@ -123,17 +120,15 @@ MemoryEstimate training_memory(const Scenario& s) {
   const int64_t layers = layers_per_chunk(s);
   e.activation_chunks = pipeline_activation_chunks(p.schedule, p.pp, p.micro_batches, p.virtual_stages);
   e.recompute_block = recompute_block(s, layers);
-  check(s.workload.micro_batch_seqs * s.workload.seq_len >= 1, "workload.seq_len",
-        "micro-batch tokens must be >= 1");
+  check(s.workload.micro_batch_seqs * s.workload.seq_len >= 1, "workload.seq_len", "micro-batch tokens must be >= 1");
   const double chunks = d(e.activation_chunks);
   e.activation_bytes = chunks * chunk_activation_bytes(s, layers);
   if (e.recompute_block > 0) {
     const double saved = mhc_stored_elems_no_recompute(s.model.mhc_n, s.model.hidden, 2 * layers) -
-                         mhc_stored_elems_recompute(s.model.mhc_n, s.model.hidden, 2 * layers,
-                                                    e.recompute_block);
+                         mhc_stored_elems_recompute(s.model.mhc_n, s.model.hidden, 2 * layers, e.recompute_block);
     const auto& p2 = s.parallel;
-    const double tokens = d(s.workload.micro_batch_seqs * s.workload.seq_len) / d(p2.cp) /
-                          (p2.sequence_parallel ? d(p2.tp) : 1.0);
+    const double tokens =
+        d(s.workload.micro_batch_seqs * s.workload.seq_len) / d(p2.cp) / (p2.sequence_parallel ? d(p2.tp) : 1.0);
     e.mhc_recompute_saved_bytes = chunks * tokens * saved * bytes_per_element(pr.activations);
   }
   return e;

@@ -20,8 +20,7 @@ TrafficRow sum_rows(std::string name, const std::vector<TrafficRow>& rows) {
   return s;
 }
 
-ResidualTraffic traffic(const ModelSpec& m, const PrecisionSpec& p, bool fused, bool recompute,
-                        double layer_tokens) {
+ResidualTraffic traffic(const ModelSpec& m, const PrecisionSpec& p, bool fused, bool recompute, double layer_tokens) {
   check(m.hidden >= 1, "model.hidden", "must be >= 1");
   check(layer_tokens >= 0, "tokens", "must be >= 0");
   const auto fwd = residual_forward_row(m.residual, m.mhc_n, fused);
@@ -64,8 +63,7 @@ TrafficRow mhc_stream_merge_row(int64_t n) {
   return {"residual merge", {2 * d(n), 0}, {d(n), 0}};
 }
 TrafficRow mhc_post_res_unfused_row(int64_t n) {
-  return sum_rows("F_post,res unfused",
-                  {mhc_apply_post_row(n), mhc_apply_res_row(n), mhc_stream_merge_row(n)});
+  return sum_rows("F_post,res unfused", {mhc_apply_post_row(n), mhc_apply_res_row(n), mhc_stream_merge_row(n)});
 }
 TrafficRow mhc_post_res_fused_row(int64_t n) {
   require_n(n);
@@ -73,9 +71,8 @@ TrafficRow mhc_post_res_fused_row(int64_t n) {
 }
 
 std::vector<TrafficRow> mhc_table2(int64_t n) {
-  std::vector<TrafficRow> rows{mhc_coefficients_row(n), mhc_apply_pre_row(n),
-                               mhc_apply_post_row(n), mhc_apply_res_row(n),
-                               mhc_stream_merge_row(n)};
+  std::vector<TrafficRow> rows{mhc_coefficients_row(n), mhc_apply_pre_row(n), mhc_apply_post_row(n),
+                               mhc_apply_res_row(n), mhc_stream_merge_row(n)};
   rows.push_back(sum_rows("total", rows));
   return rows;
 }
@@ -84,8 +81,7 @@ TrafficRow residual_forward_row(ResidualKind kind, int64_t n, bool fused) {
   require_n(n);
   if (kind == ResidualKind::Residual || n == 1) return residual_merge_row();
   if (!fused) return mhc_table2(n).back();
-  return sum_rows("total fused",
-                  {mhc_coefficients_row(n), mhc_apply_pre_row(n), mhc_post_res_fused_row(n)});
+  return sum_rows("total fused", {mhc_coefficients_row(n), mhc_apply_pre_row(n), mhc_post_res_fused_row(n)});
 }
 
 TrafficRow backward_row(const TrafficRow& f) {
@@ -94,13 +90,12 @@ TrafficRow backward_row(const TrafficRow& f) {
           f.read};
 }
 
-ResidualTraffic residual_traffic_per_token(const ModelSpec& m, const PrecisionSpec& p,
-                                           bool fused, bool recompute) {
+ResidualTraffic residual_traffic_per_token(const ModelSpec& m, const PrecisionSpec& p, bool fused, bool recompute) {
   return traffic(m, p, fused, recompute, 1.0);
 }
 
-ResidualTraffic residual_traffic_per_step(const ModelSpec& m, const PrecisionSpec& p,
-                                          bool fused, bool recompute, double tokens) {
+ResidualTraffic residual_traffic_per_step(const ModelSpec& m, const PrecisionSpec& p, bool fused, bool recompute,
+                                          double tokens) {
   check(m.layers >= 1, "model.layers", "must be >= 1");
   return traffic(m, p, fused, recompute, 2.0 * d(m.layers) * tokens);
 }
@@ -116,7 +111,7 @@ double mhc_stored_elems_recompute(int64_t n, int64_t channels, int64_t layers, i
   require_n(n);
   check(layers >= 1, "model.layers", "must be >= 1");
   check(block >= 1 && block <= layers, "parallel.mhc_recompute_block",
-          "block size must be in [1, layers of the stage]");
+        "block size must be in [1, layers of the stage]");
   const int64_t blocks = (layers + block - 1) / block;
   return d(n) * d(channels) * d(blocks) + d(n + 2) * d(channels) * d(block);
 }
@@ -125,8 +120,7 @@ int64_t mhc_optimal_recompute_block(int64_t n, int64_t layers) {
   check(layers >= 1, "model.layers", "must be >= 1");
   int64_t best = 1;
   for (int64_t b = 2; b <= layers; ++b)
-    if (mhc_stored_elems_recompute(n, 1, layers, b) < mhc_stored_elems_recompute(n, 1, layers, best))
-      best = b;
+    if (mhc_stored_elems_recompute(n, 1, layers, b) < mhc_stored_elems_recompute(n, 1, layers, best)) best = b;
   return best;
 }
 

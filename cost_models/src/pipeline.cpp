@@ -19,13 +19,14 @@ void require_shape(Schedule s, int64_t pp, int64_t m, int64_t v) {
     case Schedule::DualPipe:
       check(pp % 2 == 0, "parallel.pp", "DualPipe needs an even number of ranks");
       check(m % 2 == 0 && m >= 2 * pp, "parallel.micro_batches",
-              [&] { return "DualPipe needs an even number >= 2 x pp (" + std::to_string(2 * pp) + ")"; });
+            [&] { return "DualPipe needs an even number >= 2 x pp (" + std::to_string(2 * pp) + ")"; });
       break;
     case Schedule::DualPipeV:
       check(m >= 2 * pp, "parallel.micro_batches",
-              [&] { return "DualPipeV needs >= 2 x pp (" + std::to_string(2 * pp) + ")"; });
+            [&] { return "DualPipeV needs >= 2 x pp (" + std::to_string(2 * pp) + ")"; });
       break;
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -43,8 +44,12 @@ double pipeline_bubble_seconds(Schedule s, int64_t pp, int64_t m, const PhaseTim
   double bubble = 0;
   switch (s) {
     case Schedule::OneF1B:
-    case Schedule::Interleaved1F1B: bubble = d(pp - 1) * (t.f + t.b); break;
-    case Schedule::ZB1P: bubble = d(pp - 1) * (t.f + t.b - 2 * t.w); break;
+    case Schedule::Interleaved1F1B:
+      bubble = d(pp - 1) * (t.f + t.b);
+      break;
+    case Schedule::ZB1P:
+      bubble = d(pp - 1) * (t.f + t.b - 2 * t.w);
+      break;
     case Schedule::DualPipe:
     case Schedule::DualPipeV: {
       const double k = s == Schedule::DualPipe ? d(pp / 2 - 1) : d(pp - 1);  // DualPipeV: PP = 2 x ranks
@@ -74,7 +79,8 @@ RankChunks pipeline_busiest_rank(Schedule s, int64_t pp, int64_t m, double middl
   RankChunks busiest;
   for (int64_t r = 0; r < pp; ++r) {
     RankChunks held;
-    for_each_stage_of_rank(s, pp, v, r, [&](int64_t stage) { (stage == last_stage ? held.last : held.middle) += visits; });
+    for_each_stage_of_rank(s, pp, v, r,
+                           [&](int64_t stage) { (stage == last_stage ? held.last : held.middle) += visits; });
     if (r == 0 || busy(held) > busy(busiest) || (busy(held) == busy(busiest) && held.last > busiest.last))
       busiest = held;
   }
@@ -119,10 +125,14 @@ int64_t pipeline_activation_chunks(Schedule s, int64_t pp, int64_t m, int64_t v)
   require_shape(s, pp, m, v);
   switch (s) {
     case Schedule::OneF1B:
-    case Schedule::ZB1P: return std::min(pp, m);
-    case Schedule::Interleaved1F1B: return v * pp + pp - 1;
-    case Schedule::DualPipe: return pp + 1;
-    case Schedule::DualPipeV: return 2 * pp + 1;
+    case Schedule::ZB1P:
+      return std::min(pp, m);
+    case Schedule::Interleaved1F1B:
+      return v * pp + pp - 1;
+    case Schedule::DualPipe:
+      return pp + 1;
+    case Schedule::DualPipeV:
+      return 2 * pp + 1;
   }
   return 0;
 }

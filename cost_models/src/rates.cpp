@@ -21,10 +21,8 @@ const BandwidthFit* kernel_fit(const Scenario& s, std::string_view name) {
   const auto it = s.calibration->kernels.find(std::string(name));
   return it == s.calibration->kernels.end() ? nullptr : &it->second;
 }
-LinkRate link(const Scenario& s, const char* name, double gbps, double efficiency,
-              double latency_us, const char* key) {
-  if (const auto* fit = collective(s, name))
-    return {fit->alpha_seconds, gbps_to_bytes_per_second(fit->bus_gbps)};
+LinkRate link(const Scenario& s, const char* name, double gbps, double efficiency, double latency_us, const char* key) {
+  if (const auto* fit = collective(s, name)) return {fit->alpha_seconds, gbps_to_bytes_per_second(fit->bus_gbps)};
   check(gbps > 0, key, [&] { return "bandwidth must be > 0 (or calibrate " + std::string(name) + ")"; });
   return {latency_us * kUs, gbps_to_bytes_per_second(gbps * efficiency)};
 }
@@ -34,15 +32,14 @@ GemmRates gemm_rates(const Scenario& s, DType dtype) {
   const auto& g = s.hardware.gpu;
   const double peak = dtype == DType::FP8 ? g.fp8_tflops : g.bf16_tflops;
   check(peak > 0, "precision.gemm",
-          [&] { return "GPU " + g.name + " has no " + std::string(to_string(dtype)) + " tensor-core peak"; });
+        [&] { return "GPU " + g.name + " has no " + std::string(to_string(dtype)) + " tensor-core peak"; });
   GemmRates r;
   r.peak_flops_per_second = tflops_to_flops_per_second(peak);
-  r.plateau_efficiency = s.calibration && s.calibration->gemm_efficiency
-                             ? *s.calibration->gemm_efficiency
-                             : dtype != DType::FP8 ? kDefaultGemmEfficiencyBf16
-                             : s.precision.fp8_gemm_kernels == Fp8GemmKernels::Cutlass36
-                                 ? kDefaultGemmEfficiencyFp8 / kCutlass36Fp8Slowdown
-                                 : kDefaultGemmEfficiencyFp8;
+  r.plateau_efficiency = s.calibration && s.calibration->gemm_efficiency ? *s.calibration->gemm_efficiency
+                         : dtype != DType::FP8                           ? kDefaultGemmEfficiencyBf16
+                         : s.precision.fp8_gemm_kernels == Fp8GemmKernels::Cutlass36
+                             ? kDefaultGemmEfficiencyFp8 / kCutlass36Fp8Slowdown
+                             : kDefaultGemmEfficiencyFp8;
   const double sm = compute_sm_fraction(s);
   r.sms = std::max(1, static_cast<int>(std::lround(g.sm_count * sm)));
   // The SMs given to communication take their share of the tensor cores with them.
@@ -81,8 +78,8 @@ LinkRate hbm_rate(const Scenario& s, std::string_view kernel) {
 
 LinkRate nvlink_rate(const Scenario& s) {
   const auto& h = s.hardware;
-  return link(s, "alltoall_intra", h.gpu.nvlink_gb_per_s, kDefaultNvlinkEfficiency,
-              h.nvlink_latency_us, "hardware.gpu.nvlink_gb_per_s");
+  return link(s, "alltoall_intra", h.gpu.nvlink_gb_per_s, kDefaultNvlinkEfficiency, h.nvlink_latency_us,
+              "hardware.gpu.nvlink_gb_per_s");
 }
 
 LinkRate nic_rate(const Scenario& s) {
@@ -95,8 +92,8 @@ LinkRate allreduce_rate(const Scenario& s, bool cross_node) {
   const auto& h = s.hardware;
   return cross_node ? link(s, "allreduce_inter", h.nic_gb_per_s_per_gpu, kDefaultNicEfficiency, h.nic_latency_us,
                            "hardware.nic_gb_per_s_per_gpu")
-                    : link(s, "allreduce_intra", h.gpu.nvlink_gb_per_s, kDefaultNvlinkEfficiency,
-                           h.nvlink_latency_us, "hardware.gpu.nvlink_gb_per_s");
+                    : link(s, "allreduce_intra", h.gpu.nvlink_gb_per_s, kDefaultNvlinkEfficiency, h.nvlink_latency_us,
+                           "hardware.gpu.nvlink_gb_per_s");
 }
 
 double ring_all_reduce_seconds(const LinkRate& link, double bytes, double ranks) {

@@ -134,8 +134,7 @@ ServeEstimate serve_estimate(const Scenario& s) {
   }
   // Decode reads every cached token of the batch; prefill writes the prompts' entries.
   e.kv_bytes = (decode ? d(e.micro_batch_seqs) * d(w.context_len) : tokens) * kv_per_token;
-  const double attention_rate =
-      decode ? decode_attention_flops_per_second(s) * compute_sm_fraction(s) : bf16;
+  const double attention_rate = decode ? decode_attention_flops_per_second(s) * compute_sm_fraction(s) : bf16;
   const auto kv_rate = hbm_rate(s, m.attention == AttentionKind::MLA ? "mla_decode" : "hbm_copy");
   e.attention_seconds = std::max(e.attention_flops / attention_rate, e.kv_bytes / kv_rate.bytes_per_second);
 

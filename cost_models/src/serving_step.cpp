@@ -23,8 +23,8 @@ namespace mhcsim::cost {
 
 namespace {
 
-constexpr LowLatencyA2aPoint kDeepEpLowLatency[] = {
-    {8, 77, 114}, {16, 118, 195}, {32, 155, 273}, {64, 173, 314}, {128, 192, 369}, {256, 194, 360}};
+constexpr LowLatencyA2aPoint kDeepEpLowLatency[] = {{8, 77, 114},   {16, 118, 195},  {32, 155, 273},
+                                                    {64, 173, 314}, {128, 192, 369}, {256, 194, 360}};
 // The table's payload per selection: DeepSeek-V3's hidden 7168, FP8 with 1x128 scales + 16 B
 // of metadata (7,408 B) dispatched, BF16 (14,336 B) combined.
 constexpr int64_t kReferenceHidden = 7168;
@@ -273,8 +273,12 @@ double ServingStepModel::attention_seconds(const BatchShape& b, bool all) const 
 // split over TP, on the rows that sample.
 double ServingStepModel::head_seconds(double rows, bool all) const {
   if (rows <= 0) return 0;
-  const GemmShape g{std::max<int64_t>(1, static_cast<int64_t>(std::ceil(rows))), vocab_per_gpu_,
-                    static_cast<int64_t>(hidden_), 1, DType::BF16, DType::BF16};
+  const GemmShape g{std::max<int64_t>(1, static_cast<int64_t>(std::ceil(rows))),
+                    vocab_per_gpu_,
+                    static_cast<int64_t>(hidden_),
+                    1,
+                    DType::BF16,
+                    DType::BF16};
   const double norm = 2.0 * rows * hidden_ * act_bytes_;
   return gemm_time(g, all ? head_all_sms_ : head_normal_).seconds + norm / attention_.hbm_bytes_per_second +
          attention_.launch_seconds;

@@ -32,7 +32,8 @@ StepEstimate step_estimate(const Scenario& s) {
   // The last stage holds what is left of the layers after the others took layers_per_chunk
   // each (fewer where extra_stage_layers reserve room), plus the LM head.
   const int64_t stages = pipeline_chunks(p.schedule, p.pp, p.virtual_stages);
-  const int64_t last_layers = std::clamp<int64_t>(s.model.layers - (stages - 1) * e.layers_per_chunk, 1, e.layers_per_chunk);
+  const int64_t last_layers =
+      std::clamp<int64_t>(s.model.layers - (stages - 1) * e.layers_per_chunk, 1, e.layers_per_chunk);
   e.last_chunk = chunk_cost(s, last_layers, /*last_stage=*/true);
   // The slowest chunk, for the tables.
   const auto fb = [](const ChunkCost& c) { return c.forward_seconds() + c.backward_seconds(); };

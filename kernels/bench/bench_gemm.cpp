@@ -46,7 +46,8 @@ void BM_gemm(benchmark::State& state, cudaDataType_t input, size_t input_bytes) 
   cublasLtMatmulPreference_t pref;
   check(cublasLtMatmulPreferenceCreate(&pref), "preference");
   const size_t ws = workspace.size();
-  check(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws), "workspace");
+  check(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws),
+        "workspace");
   cublasLtMatmulHeuristicResult_t algo{};
   int found = 0;
   check(cublasLtMatmulAlgoGetHeuristic(handle, op, la, lb, ld, ld, pref, 1, &algo, &found), "heuristic");
@@ -56,10 +57,14 @@ void BM_gemm(benchmark::State& state, cudaDataType_t input, size_t input_bytes) 
     const float alpha = 1.0f, beta = 0.0f;
     const double flops = 2.0 * double(m) * double(n) * double(k);
     const double bytes = double(m * k + k * n) * double(input_bytes) + double(m * n) * 2.0;
-    run_timed(state, [&] {
-      check(cublasLtMatmul(handle, op, &alpha, a.data(), la, b.data(), lb, &beta, d.data(), ld, d.data(), ld,
-                           &algo.algo, workspace.data(), ws, nullptr), "matmul");
-    }, bytes, flops);
+    run_timed(
+        state,
+        [&] {
+          check(cublasLtMatmul(handle, op, &alpha, a.data(), la, b.data(), lb, &beta, d.data(), ld, d.data(), ld,
+                               &algo.algo, workspace.data(), ws, nullptr),
+                "matmul");
+        },
+        bytes, flops);
   }
   cublasLtMatmulPreferenceDestroy(pref);
   cublasLtMatrixLayoutDestroy(la);
@@ -74,12 +79,12 @@ void BM_gemm_fp8(benchmark::State& state) { BM_gemm(state, CUDA_R_8F_E4M3, 1); }
 
 void shapes(benchmark::internal::Benchmark* b) {
   b->ArgNames({"M", "N", "K"});
-  b->Args({4096, 4096, 7168});    // expert gate + up (2 x 2048) for 4096 tokens
-  b->Args({4096, 7168, 2048});    // expert down
-  b->Args({4096, 1536, 7168});    // MLA W_DQ
-  b->Args({4096, 24576, 1536});   // MLA W_UQ (128 heads x 192)
-  b->Args({4096, 7168, 16384});   // MLA W_O (128 heads x 128)
-  b->Args({8192, 8192, 8192});    // square reference
+  b->Args({4096, 4096, 7168});   // expert gate + up (2 x 2048) for 4096 tokens
+  b->Args({4096, 7168, 2048});   // expert down
+  b->Args({4096, 1536, 7168});   // MLA W_DQ
+  b->Args({4096, 24576, 1536});  // MLA W_UQ (128 heads x 192)
+  b->Args({4096, 7168, 16384});  // MLA W_O (128 heads x 128)
+  b->Args({8192, 8192, 8192});   // square reference
   b->UseManualTime()->Unit(benchmark::kMicrosecond);
 }
 BENCHMARK(BM_gemm_bf16)->Apply(shapes);

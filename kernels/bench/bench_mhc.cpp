@@ -29,8 +29,9 @@ void BM_mhc_coeff(benchmark::State& state) {
   const Shape sh = shape(state);
   Layer b(sh);
   const auto p = b.coeff();
-  run_timed(state, [&] { mhc_coeff(p); }, cost::mhc_coeff_bytes(sh.n, sh.channels, sh.tokens, DType::BF16).total(),
-            cost::mhc_coeff_flops(sh.n, sh.channels, sh.tokens));
+  run_timed(
+      state, [&] { mhc_coeff(p); }, cost::mhc_coeff_bytes(sh.n, sh.channels, sh.tokens, DType::BF16).total(),
+      cost::mhc_coeff_flops(sh.n, sh.channels, sh.tokens));
 }
 
 // The Sinkhorn-including coefficient path: coefficients, then H_res = SK(exp(logits)).
@@ -41,29 +42,37 @@ void BM_mhc_coeff_sinkhorn(benchmark::State& state) {
   const auto ps = b.sinkhorn();
   const double bytes = cost::mhc_coeff_bytes(sh.n, sh.channels, sh.tokens, DType::BF16).total() +
                        cost::mhc_sinkhorn_forward_bytes(sh.n, sh.tokens).total();
-  run_timed(state, [&] { mhc_coeff(pc); sinkhorn_forward(ps); }, bytes,
-            cost::mhc_coeff_flops(sh.n, sh.channels, sh.tokens));
+  run_timed(
+      state,
+      [&] {
+        mhc_coeff(pc);
+        sinkhorn_forward(ps);
+      },
+      bytes, cost::mhc_coeff_flops(sh.n, sh.channels, sh.tokens));
 }
 
 void BM_mhc_sinkhorn_fwd(benchmark::State& state) {
   const int64_t n = state.range(0), tokens = state.range(1);
   Layer b({n, 8, tokens});
   const auto p = b.sinkhorn();
-  run_timed(state, [&] { sinkhorn_forward(p); }, cost::mhc_sinkhorn_forward_bytes(n, tokens).total(), 0);
+  run_timed(
+      state, [&] { sinkhorn_forward(p); }, cost::mhc_sinkhorn_forward_bytes(n, tokens).total(), 0);
 }
 
 void BM_mhc_sinkhorn_bwd(benchmark::State& state) {
   const int64_t n = state.range(0), tokens = state.range(1);
   Layer b({n, 8, tokens});
   const auto p = b.sinkhorn();
-  run_timed(state, [&] { sinkhorn_backward(p); }, cost::mhc_sinkhorn_backward_bytes(n, tokens).total(), 0);
+  run_timed(
+      state, [&] { sinkhorn_backward(p); }, cost::mhc_sinkhorn_backward_bytes(n, tokens).total(), 0);
 }
 
 void BM_mhc_pre(benchmark::State& state) {
   const Shape sh = shape(state);
   Layer b(sh);
   const auto p = b.pre();
-  run_timed(state, [&] { mhc_apply_pre(p); }, cost::mhc_pre_bytes(sh.n, sh.channels, sh.tokens, DType::BF16).total(), 0);
+  run_timed(
+      state, [&] { mhc_apply_pre(p); }, cost::mhc_pre_bytes(sh.n, sh.channels, sh.tokens, DType::BF16).total(), 0);
 }
 
 // Fused and unfused F_post,res over the same layer, each priced with its own bytes (Table 2).
@@ -73,7 +82,8 @@ void time_post_res(benchmark::State& state, bool unfused) {
   const auto p = b.post_res();
   const auto bytes = unfused ? cost::mhc_post_res_unfused_bytes(sh.n, sh.channels, sh.tokens, DType::BF16)
                              : cost::mhc_post_res_fused_bytes(sh.n, sh.channels, sh.tokens, DType::BF16);
-  run_timed(state, [&] { unfused ? mhc_post_res_unfused(p) : mhc_post_res_fused(p); }, bytes.total(), 0);
+  run_timed(
+      state, [&] { unfused ? mhc_post_res_unfused(p) : mhc_post_res_fused(p); }, bytes.total(), 0);
 }
 void BM_mhc_post_res_fused(benchmark::State& state) { time_post_res(state, false); }
 void BM_mhc_post_res_unfused(benchmark::State& state) { time_post_res(state, true); }

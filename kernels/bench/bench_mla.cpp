@@ -41,16 +41,17 @@ void BM_mla_decode(benchmark::State& state) {
   shape.batch = batch;
   shape.total_kv_tokens = batch * len;
   shape.q_heads = heads;
-  run_timed(state, [&] { mla_decode(p); }, cost::mla_decode_bytes(shape, fp8 ? DType::FP8 : DType::BF16, DType::BF16),
-            cost::mla_decode_flops(shape));
+  run_timed(
+      state, [&] { mla_decode(p); }, cost::mla_decode_bytes(shape, fp8 ? DType::FP8 : DType::BF16, DType::BF16),
+      cost::mla_decode_flops(shape));
 }
 
 BENCHMARK(BM_mla_decode)
     ->ArgNames({"batch", "heads", "seqlen", "fp8"})
-    ->Args({128, 128, 4096, 0})   // FlashMLA's headline shape: h_q 128, s_q 1
-    ->Args({64, 16, 8192, 0})     // TP-split heads: memory-bound (h_q s_q < 128)
-    ->Args({32, 16, 32768, 0})    // long context
-    ->Args({32, 16, 32768, 1})    // the same over the FP8 cache: 656 instead of 1152 B a token
+    ->Args({128, 128, 4096, 0})  // FlashMLA's headline shape: h_q 128, s_q 1
+    ->Args({64, 16, 8192, 0})    // TP-split heads: memory-bound (h_q s_q < 128)
+    ->Args({32, 16, 32768, 0})   // long context
+    ->Args({32, 16, 32768, 1})   // the same over the FP8 cache: 656 instead of 1152 B a token
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

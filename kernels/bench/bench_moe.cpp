@@ -32,7 +32,8 @@ void BM_moe_gate(benchmark::State& state) {
   const int64_t tokens = state.range(0);
   Routing r(tokens);
   const auto p = r.params();
-  run_timed(state, [&] { moe_gate(p); }, cost::moe_gate_bytes(tokens, kExperts, kTopK).total(), 0);
+  run_timed(
+      state, [&] { moe_gate(p); }, cost::moe_gate_bytes(tokens, kExperts, kTopK).total(), 0);
 }
 
 // Device dispatch state: routed tokens permuted once, so combine has its input.
@@ -48,18 +49,28 @@ struct Permuted : MoeDispatch<DeviceBuffer> {
 void BM_moe_permute(benchmark::State& state) {
   Permuted m(state);
   const auto p = m.permute(m.routing.topk_idx.data());
-  run_timed(state, [&] { moe_permute(p); }, cost::moe_permute_bytes(m.tokens, kTopK, m.hidden, DType::BF16).total(), 0);
+  run_timed(
+      state, [&] { moe_permute(p); }, cost::moe_permute_bytes(m.tokens, kTopK, m.hidden, DType::BF16).total(), 0);
 }
 
 void BM_moe_combine(benchmark::State& state) {
   Permuted m(state);
   const auto p = m.combine(m.routing.topk_weight.data());
-  run_timed(state, [&] { moe_combine(p); }, cost::moe_combine_bytes(m.tokens, kTopK, m.hidden, DType::BF16).total(), 0);
+  run_timed(
+      state, [&] { moe_combine(p); }, cost::moe_combine_bytes(m.tokens, kTopK, m.hidden, DType::BF16).total(), 0);
 }
 
 BENCHMARK(BM_moe_gate)->ArgNames({"tokens"})->Arg(4096)->Arg(32768)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_moe_permute)->ArgNames({"tokens", "hidden"})->Args({4096, 7168})->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_moe_combine)->ArgNames({"tokens", "hidden"})->Args({4096, 7168})->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_moe_permute)
+    ->ArgNames({"tokens", "hidden"})
+    ->Args({4096, 7168})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_moe_combine)
+    ->ArgNames({"tokens", "hidden"})
+    ->Args({4096, 7168})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace mhcsim::kernels::bench

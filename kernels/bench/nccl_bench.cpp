@@ -20,12 +20,12 @@
 using namespace mhcsim::kernels;
 using namespace mhcsim::kernels::bench;
 
-#define MHCSIM_NCCL_CHECK(expr)                                                                  \
-  do {                                                                                           \
-    const ncclResult_t mhcsim_nccl_status = (expr);                                              \
-    if (mhcsim_nccl_status != ncclSuccess) {                                                     \
+#define MHCSIM_NCCL_CHECK(expr)                                                                                \
+  do {                                                                                                         \
+    const ncclResult_t mhcsim_nccl_status = (expr);                                                            \
+    if (mhcsim_nccl_status != ncclSuccess) {                                                                   \
       throw CudaError(__FILE__, __LINE__, std::string(#expr) + ": " + ncclGetErrorString(mhcsim_nccl_status)); \
-    }                                                                                            \
+    }                                                                                                          \
   } while (0)
 
 namespace {
@@ -42,7 +42,11 @@ int64_t parse_bytes(const std::string& text) {
   size_t used = 0;
   const double value = std::stod(text, &used);
   const std::string suffix = text.substr(used);
-  const double scale = suffix.empty() ? 1.0 : suffix == "K" ? 1024.0 : suffix == "M" ? 1048576.0 : suffix == "G" ? 1073741824.0 : -1.0;
+  const double scale = suffix.empty()  ? 1.0
+                       : suffix == "K" ? 1024.0
+                       : suffix == "M" ? 1048576.0
+                       : suffix == "G" ? 1073741824.0
+                                       : -1.0;
   if (scale < 0 || value <= 0) throw CLI::ValidationError("size", "expected a number with K, M or G: " + text);
   return static_cast<int64_t>(value * scale);
 }
@@ -69,7 +73,8 @@ CollectiveRow run_one(const Context& ctx, Collective op, int64_t count, const Op
   const int64_t chunk = count / ctx.nranks;
   const auto launch = [&] {
     if (op == Collective::AllReduce) {
-      MHCSIM_NCCL_CHECK(ncclAllReduce(send.data(), recv.data(), size_t(count), ncclFloat, ncclSum, ctx.comm, ctx.stream));
+      MHCSIM_NCCL_CHECK(
+          ncclAllReduce(send.data(), recv.data(), size_t(count), ncclFloat, ncclSum, ctx.comm, ctx.stream));
       return;
     }
     MHCSIM_NCCL_CHECK(ncclGroupStart());  // pairwise exchange, as nccl-tests' alltoall
@@ -181,7 +186,8 @@ int run(int argc, char** argv, int rank, int nranks) {
   }
   if (rank == 0) {
     std::cout << "# Out of bounds values : " << wrong << (wrong ? " FAILED" : " OK") << "\n";
-    if (!opt.json_path.empty()) std::ofstream(opt.json_path) << rows_json(rows, nranks, nodes, devices_text, nccl_version) << "\n";
+    if (!opt.json_path.empty())
+      std::ofstream(opt.json_path) << rows_json(rows, nranks, nodes, devices_text, nccl_version) << "\n";
   }
   ncclCommDestroy(ctx.comm);
   cudaStreamDestroy(ctx.stream);

@@ -20,8 +20,8 @@ const char* name(Collective c) { return c == Collective::AllToAll ? "alltoall" :
 void print_header(std::ostream& os, int nranks, const std::string& devices) {
   os << fmt::format("# mhcsim_nccl_bench: {} ranks; devices: {}\n", nranks, devices);
   os << "# size = bytes of one rank's send buffer; busbw = algbw x (n-1)/n (alltoall), 2(n-1)/n (allreduce)\n";
-  os << fmt::format("#{:>10} {:>14} {:>12} {:>6} {:>10} {:>12} {:>12} {:>7}\n", "collective", "size(B)",
-                    "count(elem)", "type", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong");
+  os << fmt::format("#{:>10} {:>14} {:>12} {:>6} {:>10} {:>12} {:>12} {:>7}\n", "collective", "size(B)", "count(elem)",
+                    "type", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong");
 }
 
 void print_row(std::ostream& os, const CollectiveRow& r) {
@@ -33,17 +33,21 @@ void print_row(std::ostream& os, const CollectiveRow& r) {
 std::string rows_json(const std::vector<CollectiveRow>& rows, int nranks, int nodes, const std::string& devices,
                       int nccl_version) {
   nlohmann::json j;
-  j["context"] = {{"nranks", nranks}, {"nodes", nodes}, {"devices", devices}, {"nccl", nccl_version},
+  j["context"] = {{"nranks", nranks},
+                  {"nodes", nodes},
+                  {"devices", devices},
+                  {"nccl", nccl_version},
                   {"convention", "nccl-tests: size per rank, algbw = size/time, busbw from algbw"}};
   for (const auto& r : rows) {
-    j["rows"].push_back({{"name", fmt::format("NCCL_{}/bytes:{}/ranks:{}/nodes:{}", name(r.collective), r.size_bytes, nranks, nodes)},
-                         {"collective", name(r.collective)},
-                         {"size_bytes", r.size_bytes},
-                         {"count", r.count},
-                         {"time_us", r.seconds * 1e6},
-                         {"algbw_GBps", r.algbw_gbps()},
-                         {"busbw_GBps", r.busbw_gbps()},
-                         {"wrong", r.wrong}});
+    j["rows"].push_back(
+        {{"name", fmt::format("NCCL_{}/bytes:{}/ranks:{}/nodes:{}", name(r.collective), r.size_bytes, nranks, nodes)},
+         {"collective", name(r.collective)},
+         {"size_bytes", r.size_bytes},
+         {"count", r.count},
+         {"time_us", r.seconds * 1e6},
+         {"algbw_GBps", r.algbw_gbps()},
+         {"busbw_GBps", r.busbw_gbps()},
+         {"wrong", r.wrong}});
   }
   return j.dump(2);
 }

@@ -60,11 +60,20 @@ inline cudaStream_t native(Stream s) { return s; }
 template <class F>
 void dispatch_streams(int64_t n, F&& f) {
   switch (n) {
-    case 1: f(std::integral_constant<int, 1>{}); return;
-    case 2: f(std::integral_constant<int, 2>{}); return;
-    case 4: f(std::integral_constant<int, 4>{}); return;
-    case 8: f(std::integral_constant<int, 8>{}); return;
-    default: require(false, "n", "the CUDA mHC kernels are built for n in {1, 2, 4, 8}");
+    case 1:
+      f(std::integral_constant<int, 1>{});
+      return;
+    case 2:
+      f(std::integral_constant<int, 2>{});
+      return;
+    case 4:
+      f(std::integral_constant<int, 4>{});
+      return;
+    case 8:
+      f(std::integral_constant<int, 8>{});
+      return;
+    default:
+      require(false, "n", "the CUDA mHC kernels are built for n in {1, 2, 4, 8}");
   }
 }
 
@@ -94,8 +103,6 @@ class SharedMemoryOptIn {
   uint64_t done_ = 0;  // bit d: done on device d
 };
 
-inline unsigned grid_1d(int64_t items, int threads) {
-  return static_cast<unsigned>((items + threads - 1) / threads);
-}
+inline unsigned grid_1d(int64_t items, int threads) { return static_cast<unsigned>((items + threads - 1) / threads); }
 
 }  // namespace mhcsim::kernels::cuda

@@ -16,11 +16,14 @@ unsigned copy_blocks() {
   return static_cast<unsigned>(sms * 8);
 }
 
-__global__ void __launch_bounds__(kThreads) copy_kernel(uint4* __restrict__ dst, const uint4* __restrict__ src, int64_t n) {
-  for (int64_t i = int64_t(blockIdx.x) * kThreads + threadIdx.x; i < n; i += int64_t(gridDim.x) * kThreads) dst[i] = src[i];
+__global__ void __launch_bounds__(kThreads)
+    copy_kernel(uint4* __restrict__ dst, const uint4* __restrict__ src, int64_t n) {
+  for (int64_t i = int64_t(blockIdx.x) * kThreads + threadIdx.x; i < n; i += int64_t(gridDim.x) * kThreads)
+    dst[i] = src[i];
 }
 
-__global__ void __launch_bounds__(kThreads) read_kernel(float* __restrict__ partial, const float4* __restrict__ src, int64_t n) {
+__global__ void __launch_bounds__(kThreads)
+    read_kernel(float* __restrict__ partial, const float4* __restrict__ src, int64_t n) {
   __shared__ float warp_sums[kThreads / 32];
   float s = 0;
   for (int64_t i = int64_t(blockIdx.x) * kThreads + threadIdx.x; i < n; i += int64_t(gridDim.x) * kThreads) {
@@ -43,7 +46,8 @@ int64_t hbm_read_partials(int64_t) { return kReadBlocks; }
 
 void hbm_copy(void* dst, const void* src, int64_t bytes, Stream stream) {
   require(bytes > 0 && bytes % 16 == 0, "hbm.bytes", "must be a positive multiple of 16");
-  copy_kernel<<<copy_blocks(), kThreads, 0, stream>>>(static_cast<uint4*>(dst), static_cast<const uint4*>(src), bytes / 16);
+  copy_kernel<<<copy_blocks(), kThreads, 0, stream>>>(static_cast<uint4*>(dst), static_cast<const uint4*>(src),
+                                                      bytes / 16);
   MHCSIM_CUDA_CHECK_LAUNCH();
 }
 

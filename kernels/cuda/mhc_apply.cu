@@ -30,11 +30,9 @@ __global__ void __launch_bounds__(kThreads) pre_kernel(MhcPreParams p) {
 
 // out[i][c] = (RES ? sum_j h_res[i][j] x[j][c] : 0) + (POST ? h_post[i] f[c] : 0).
 template <int N, bool RES, bool POST>
-__global__ void __launch_bounds__(kThreads) mix_kernel(const bf16_bits* __restrict__ x,
-                                                      const bf16_bits* __restrict__ f,
-                                                      const float* __restrict__ h_res,
-                                                      const float* __restrict__ h_post,
-                                                      bf16_bits* __restrict__ out, int64_t channels) {
+__global__ void __launch_bounds__(kThreads)
+    mix_kernel(const bf16_bits* __restrict__ x, const bf16_bits* __restrict__ f, const float* __restrict__ h_res,
+               const float* __restrict__ h_post, bf16_bits* __restrict__ out, int64_t channels) {
   const int64_t t = blockIdx.x;
   float hr[RES ? N * N : 1], hp[POST ? N : 1];
   if constexpr (RES) {
@@ -72,9 +70,8 @@ __global__ void __launch_bounds__(kThreads) mix_kernel(const bf16_bits* __restri
 }
 
 // Pass 3 of the unfused path: x_next = a + b, elementwise over the whole state.
-__global__ void __launch_bounds__(256) merge_kernel(const bf16_bits* __restrict__ a,
-                                                   const bf16_bits* __restrict__ b,
-                                                   bf16_bits* __restrict__ out, int64_t vectors) {
+__global__ void __launch_bounds__(256) merge_kernel(const bf16_bits* __restrict__ a, const bf16_bits* __restrict__ b,
+                                                    bf16_bits* __restrict__ out, int64_t vectors) {
   for (int64_t v = int64_t(blockIdx.x) * 256 + threadIdx.x; v < vectors; v += int64_t(gridDim.x) * 256) {
     float av[8], bv[8];
     cuda::load8(a + v * 8, av);
@@ -102,8 +99,8 @@ void mhc_post_res_fused(const MhcPostResParams& p) {
   validate(p, false);
   if (p.tokens == 0) return;
   cuda::dispatch_streams(p.n, [&](auto n_const) {
-    mix_kernel<decltype(n_const)::value, true, true><<<token_grid(p.tokens), kThreads, 0, p.stream>>>(
-        p.x, p.f, p.h_res, p.h_post, p.x_next, p.channels);
+    mix_kernel<decltype(n_const)::value, true, true>
+        <<<token_grid(p.tokens), kThreads, 0, p.stream>>>(p.x, p.f, p.h_res, p.h_post, p.x_next, p.channels);
   });
   MHCSIM_CUDA_CHECK_LAUNCH();
 }
@@ -113,10 +110,10 @@ void mhc_post_res_unfused(const MhcPostResParams& p) {
   if (p.tokens == 0) return;
   cuda::dispatch_streams(p.n, [&](auto n_const) {
     constexpr int N = decltype(n_const)::value;
-    mix_kernel<N, false, true><<<token_grid(p.tokens), kThreads, 0, p.stream>>>(
-        nullptr, p.f, nullptr, p.h_post, p.scratch_post, p.channels);
-    mix_kernel<N, true, false><<<token_grid(p.tokens), kThreads, 0, p.stream>>>(
-        p.x, nullptr, p.h_res, nullptr, p.scratch_res, p.channels);
+    mix_kernel<N, false, true>
+        <<<token_grid(p.tokens), kThreads, 0, p.stream>>>(nullptr, p.f, nullptr, p.h_post, p.scratch_post, p.channels);
+    mix_kernel<N, true, false>
+        <<<token_grid(p.tokens), kThreads, 0, p.stream>>>(p.x, nullptr, p.h_res, nullptr, p.scratch_res, p.channels);
   });
   MHCSIM_CUDA_CHECK_LAUNCH();
   const int64_t vectors = p.tokens * p.n * p.channels / 8;

@@ -17,25 +17,25 @@ namespace mhcsim::kernels {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kTokens = 64;   // per block
-constexpr int kK = 64;        // k tile
+constexpr int kTokens = 64;  // per block
+constexpr int kK = 64;       // k tile
 constexpr int kStages = 4;
 constexpr int kXPitch = kK + 8;  // 36 words a row: the A-fragment loads of a warp hit 32 banks
 
 template <int N>
 struct Coeff {
-  static constexpr int M = N * N + 2 * N;     // output columns
+  static constexpr int M = N * N + 2 * N;  // output columns
   static constexpr int kNTiles = (M + 7) / 8;
   static constexpr size_t kXBytes = size_t(kTokens) * kXPitch * sizeof(bf16_bits);
   static constexpr size_t kPhiBytes = size_t(kK) * M * sizeof(float);  // rows of phi, as stored
   static constexpr size_t kStageBytes = kXBytes + kPhiBytes;
   static constexpr size_t kTotalsBytes = size_t(kTokens) * (M + 1) * sizeof(float);
-  static constexpr size_t kBytes = kStages * kStageBytes > kTotalsBytes ? kStages * kStageBytes : kTotalsBytes;
+  static constexpr size_t kBytes = kStages * kStageBytes > kTotalsBytes ? kStages* kStageBytes : kTotalsBytes;
 };
 
 // The B fragment (k rows q, q+1 and q+8, q+9 of column n) of phi's hi or lo bf16 half.
-__device__ __forceinline__ void phi_fragment(uint32_t (&hi)[2], uint32_t (&lo)[2], const float* phi_s, int m,
-                                             int k, int col, int lane) {
+__device__ __forceinline__ void phi_fragment(uint32_t (&hi)[2], uint32_t (&lo)[2], const float* phi_s, int m, int k,
+                                             int col, int lane) {
   const int q = 2 * (lane % 4);
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
@@ -62,7 +62,9 @@ __global__ void __launch_bounds__(kThreads) coeff_kernel(MhcCoeffParams p) {
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int token_half = warp % 2, k_step = warp / 2;
 
-  auto x_stage = [&](int64_t tile) { return reinterpret_cast<bf16_bits*>(smem + (tile % kStages) * Shape::kStageBytes); };
+  auto x_stage = [&](int64_t tile) {
+    return reinterpret_cast<bf16_bits*>(smem + (tile % kStages) * Shape::kStageBytes);
+  };
   auto phi_stage = [&](int64_t tile) {
     return reinterpret_cast<float*>(smem + (tile % kStages) * Shape::kStageBytes + Shape::kXBytes);
   };
@@ -176,8 +178,8 @@ void mhc_coeff(const MhcCoeffParams& p) {
   // 16-byte cp.async vectors of x rows and of phi.
   require((p.n * p.channels) % 8 == 0 && p.x_token_stride % 8 == 0, "mhc_coeff.channels",
           "the CUDA kernel needs n*C and the token stride to be multiples of 8");
-  require(reinterpret_cast<uintptr_t>(p.x) % 16 == 0 && reinterpret_cast<uintptr_t>(p.phi) % 16 == 0,
-          "mhc_coeff.x", "the CUDA kernel needs x and phi 16-byte aligned");
+  require(reinterpret_cast<uintptr_t>(p.x) % 16 == 0 && reinterpret_cast<uintptr_t>(p.phi) % 16 == 0, "mhc_coeff.x",
+          "the CUDA kernel needs x and phi 16-byte aligned");
   if (p.tokens == 0) return;
   cuda::dispatch_streams(p.n, [&](auto n_const) { launch<decltype(n_const)::value>(p); });
   MHCSIM_CUDA_CHECK_LAUNCH();

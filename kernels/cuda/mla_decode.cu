@@ -21,11 +21,11 @@
 namespace mhcsim::kernels {
 namespace {
 
-constexpr int kTile = 32;                                   // tokens per pipeline stage
-constexpr int kStages = 3;                                  // 2 tiles in flight while one computes
-constexpr int kWarpsPerGroup = 4;                           // per 16 heads
+constexpr int kTile = 32;                                          // tokens per pipeline stage
+constexpr int kStages = 3;                                         // 2 tiles in flight while one computes
+constexpr int kWarpsPerGroup = 4;                                  // per 16 heads
 constexpr int kDimsPerWarp = int(kMlaLatentDim) / kWarpsPerGroup;  // 128 latent dims of O
-constexpr int kRowVectors = int(kMlaHeadDim) / 8;            // 72 x 16 B per cache row
+constexpr int kRowVectors = int(kMlaHeadDim) / 8;                  // 72 x 16 B per cache row
 // Pitches (elements) chosen so the fragment loads of a warp hit 32 distinct banks: 584 bf16 =
 // 292 words = 4 mod 32 per row; 40 bf16 = 20 words.
 constexpr int kRowPitch = int(kMlaHeadDim) + 8;
@@ -85,13 +85,13 @@ __device__ __forceinline__ void dequantize_tile(const unsigned char* staged, bf1
 }
 
 template <int G, bool Fp8>
-__global__ void __launch_bounds__(G * kWarpsPerGroup * 32) split_kernel(MlaDecodeParams p, int64_t num_splits) {
+__global__ void __launch_bounds__(G* kWarpsPerGroup * 32) split_kernel(MlaDecodeParams p, int64_t num_splits) {
   using Layout = Smem<G, Fp8>;
   constexpr int kHeads = Layout::kHeads, kThreads = G * kWarpsPerGroup * 32;
   extern __shared__ __align__(16) unsigned char smem[];
-  unsigned char* ring = smem;                                           // [stage][tile][row]
-  auto* converted = reinterpret_cast<bf16_bits*>(smem + Layout::kRing);  // FP8 only: [tile][pitch]
-  auto* q_s = reinterpret_cast<bf16_bits*>(smem + Layout::kKv);         // [heads][pitch]
+  unsigned char* ring = smem;                                             // [stage][tile][row]
+  auto* converted = reinterpret_cast<bf16_bits*>(smem + Layout::kRing);   // FP8 only: [tile][pitch]
+  auto* q_s = reinterpret_cast<bf16_bits*>(smem + Layout::kKv);           // [heads][pitch]
   auto* s_s = reinterpret_cast<float*>(smem + Layout::kKv + Layout::kQ);  // [heads][kSPitch]
   auto* p_s = reinterpret_cast<bf16_bits*>(smem + Layout::kKv + Layout::kQ + Layout::kS);
   auto* stats = reinterpret_cast<float*>(smem + Layout::kKv + Layout::kQ + Layout::kS + Layout::kP);
@@ -235,8 +235,8 @@ __global__ void __launch_bounds__(G * kWarpsPerGroup * 32) split_kernel(MlaDecod
         uint32_t a[4];
         cuda::load_a_fragment(a, p_group, kPPitch, k, lane);
         // ldmatrix rows: tokens k + lane % 8 (+ 8 for matrices 1, 3), dims + 8 for matrices 2, 3.
-        const bf16_bits* v_row = kv + (k + lane % 8 + ((lane / 8) % 2) * 8) * kRowPitch + wig * kDimsPerWarp +
-                                 (lane / 16) * 8;
+        const bf16_bits* v_row =
+            kv + (k + lane % 8 + ((lane / 8) % 2) * 8) * kRowPitch + wig * kDimsPerWarp + (lane / 16) * 8;
 #pragma unroll
         for (int j = 0; j < kDimsPerWarp / 8; j += 2) {
           uint32_t bv[4];

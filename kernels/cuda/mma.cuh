@@ -59,8 +59,7 @@ __device__ __forceinline__ void mma_bf16(float (&c)[4], const uint32_t (&a)[4], 
 
 // The A fragment of rows [0, 16) and columns [k, k + 16) of a row-major bf16 tile in shared
 // memory whose row pitch is `pitch` elements.
-__device__ __forceinline__ void load_a_fragment(uint32_t (&a)[4], const bf16_bits* tile, int pitch, int k,
-                                                int lane) {
+__device__ __forceinline__ void load_a_fragment(uint32_t (&a)[4], const bf16_bits* tile, int pitch, int k, int lane) {
   const int g = lane / 4, q = 2 * (lane % 4);
   a[0] = load_u32(tile + g * pitch + k + q);
   a[1] = load_u32(tile + (g + 8) * pitch + k + q);

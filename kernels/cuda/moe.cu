@@ -71,7 +71,10 @@ __global__ void __launch_bounds__(kGateWarps * 32) gate_kernel(MoeGateParams p) 
       if (!taken) best = better(best, Pick{group_score[warp][g], g, 0.0f});
     }
     const int g = warp_best(best).index;
-    if (g < 64) kept_lo |= 1ull << g; else kept_hi |= 1ull << (g - 64);
+    if (g < 64)
+      kept_lo |= 1ull << g;
+    else
+      kept_hi |= 1ull << (g - 64);
   }
   const auto group_kept = [&](int e) {
     const int g = e / group_size;
@@ -172,7 +175,8 @@ void moe_permute(const MoePermuteParams& p) {
   const int64_t slots = p.tokens * p.top_k;
   MHCSIM_CUDA_CHECK(cudaMemsetAsync(p.expert_offsets, 0, sizeof(int32_t) * size_t(p.experts + 1), p.stream));
   if (slots == 0) return;
-  count_kernel<<<std::min<unsigned>(cuda::grid_1d(slots, 256), 1024), 256, 0, p.stream>>>(p.topk_idx, slots, p.expert_offsets);
+  count_kernel<<<std::min<unsigned>(cuda::grid_1d(slots, 256), 1024), 256, 0, p.stream>>>(p.topk_idx, slots,
+                                                                                          p.expert_offsets);
   scan_kernel<<<1, 1, 0, p.stream>>>(p.expert_offsets, p.experts);
   rank_kernel<<<static_cast<unsigned>(p.experts), 256, 0, p.stream>>>(p);
   copy_rows_kernel<<<static_cast<unsigned>(slots), 128, 0, p.stream>>>(p);

@@ -20,8 +20,7 @@ void apply_post(const MhcPostResParams& p, int64_t t, bf16_bits* out) {
 }
 
 // sum_j H_res[i][j] x[j][c] (+ extra[i][c] when given): row i of H_res feeds stream i.
-void apply_res(const MhcPostResParams& p, int64_t t, const bf16_bits* x, bf16_bits* out,
-               const float* post_scale) {
+void apply_res(const MhcPostResParams& p, int64_t t, const bf16_bits* x, bf16_bits* out, const float* post_scale) {
   const int64_t c_dim = p.channels;
   const float* h = p.h_res + t * p.n * p.n;
   for (int64_t i = 0; i < p.n; ++i) {

@@ -54,8 +54,8 @@ std::vector<float> mla_sequence_rows(const MlaDecodeParams& p, int64_t b) {
   return rows;
 }
 
-std::vector<double> mla_softmax_weights(const MlaDecodeParams& p, int64_t b, int64_t h,
-                                        const std::vector<float>& rows, double& lse) {
+std::vector<double> mla_softmax_weights(const MlaDecodeParams& p, int64_t b, int64_t h, const std::vector<float>& rows,
+                                        double& lse) {
   const int64_t len = static_cast<int64_t>(rows.size()) / kMlaHeadDim;
   const bf16_bits* q = p.q + (b * p.heads + h) * kMlaHeadDim;
   std::vector<double> w(static_cast<size_t>(len));

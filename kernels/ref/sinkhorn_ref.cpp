@@ -60,10 +60,14 @@ void normalise_lines(const T* in_, T* out, int64_t runtime_n, bool column) {
 template <class T>
 void normalise(const T* in, T* out, int64_t n, bool column) {
   switch (n) {
-    case 2: return normalise_lines<T, 2>(in, out, n, column);
-    case 4: return normalise_lines<T, 4>(in, out, n, column);
-    case 8: return normalise_lines<T, 8>(in, out, n, column);
-    default: return normalise_lines<T, 0>(in, out, n, column);
+    case 2:
+      return normalise_lines<T, 2>(in, out, n, column);
+    case 4:
+      return normalise_lines<T, 4>(in, out, n, column);
+    case 8:
+      return normalise_lines<T, 8>(in, out, n, column);
+    default:
+      return normalise_lines<T, 0>(in, out, n, column);
   }
 }
 
@@ -75,8 +79,8 @@ std::vector<T> unrolled_states(const T* logits, int64_t n, int iterations) {
   const T max_logit = *std::max_element(logits, logits + nn);
   for (int64_t i = 0; i < nn; ++i) states[static_cast<size_t>(i)] = std::exp(logits[i] - max_logit);
   for (int step = 1; step <= 2 * iterations; ++step) {
-    normalise(&states[static_cast<size_t>((step - 1) * nn)], &states[static_cast<size_t>(step * nn)],
-              n, step_is_column(step));
+    normalise(&states[static_cast<size_t>((step - 1) * nn)], &states[static_cast<size_t>(step * nn)], n,
+              step_is_column(step));
   }
   return states;
 }
@@ -107,8 +111,7 @@ void sinkhorn_forward(const T* logits, T* h, int64_t n, int iterations, Sinkhorn
 }
 
 template <class T>
-void sinkhorn_backward(const T* logits, const T* grad_h, T* grad_logits, int64_t n,
-                       int iterations) {
+void sinkhorn_backward(const T* logits, const T* grad_h, T* grad_logits, int64_t n, int iterations) {
   const int64_t nn = n * n;
   const std::vector<T> states = unrolled_states(logits, n, iterations);
   std::vector<T> grad(grad_h, grad_h + nn), grad_in(static_cast<size_t>(nn));
@@ -155,8 +158,7 @@ void sinkhorn_backward(const SinkhornParams& p) {
   validate(p);
   const int64_t nn = p.n * p.n;
   for (int64_t t = 0; t < p.tokens; ++t) {
-    sinkhorn_backward(p.logits + t * nn, p.grad_h_res + t * nn, p.grad_logits + t * nn, p.n,
-                      p.iterations);
+    sinkhorn_backward(p.logits + t * nn, p.grad_h_res + t * nn, p.grad_logits + t * nn, p.n, p.iterations);
   }
 }
 

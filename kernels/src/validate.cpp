@@ -29,8 +29,8 @@ void validate(const SinkhornParams& p) {
 void validate(const MhcPreParams& p) {
   require_streams(p.n, "mhc_pre.n");
   require(p.channels > 0 && p.channels % 8 == 0, "mhc_pre.channels", "must be a positive multiple of 8");
-  require(p.x_token_stride >= p.n * p.channels && p.out_token_stride >= p.channels,
-          "mhc_pre.strides", "must cover one token");
+  require(p.x_token_stride >= p.n * p.channels && p.out_token_stride >= p.channels, "mhc_pre.strides",
+          "must cover one token");
   require(p.x_token_stride % 8 == 0 && p.out_token_stride % 8 == 0, "mhc_pre.strides",
           "must be multiples of 8 (16-byte vectors)");
   require(p.x && p.h_pre && p.out, "mhc_pre", "null pointer");
@@ -38,8 +38,7 @@ void validate(const MhcPreParams& p) {
 
 void validate(const MhcPostResParams& p, bool unfused) {
   require_streams(p.n, "mhc_post_res.n");
-  require(p.channels > 0 && p.channels % 8 == 0, "mhc_post_res.channels",
-          "must be a positive multiple of 8");
+  require(p.channels > 0 && p.channels % 8 == 0, "mhc_post_res.channels", "must be a positive multiple of 8");
   require(p.x && p.f && p.h_post && p.h_res && p.x_next, "mhc_post_res", "null pointer");
   require(!unfused || (p.scratch_post && p.scratch_res), "mhc_post_res.scratch",
           "the unfused path needs two n x C scratch states");
@@ -55,8 +54,8 @@ int64_t mla_workspace_floats(const MlaDecodeParams& p) {
 
 void validate(const MlaDecodeParams& p) {
   require(p.batch >= 0 && p.heads > 0, "mla.heads", "must be > 0");
-  require(p.tokens_per_split > 0 && p.tokens_per_split % kMlaBlockTokens == 0,
-          "mla.tokens_per_split", "must be a positive multiple of 64");
+  require(p.tokens_per_split > 0 && p.tokens_per_split % kMlaBlockTokens == 0, "mla.tokens_per_split",
+          "must be a positive multiple of 64");
   require(p.max_seq_len <= p.max_blocks_per_seq * kMlaBlockTokens, "mla.max_seq_len",
           "must fit the block table (max_blocks_per_seq x 64)");
   require(p.softmax_scale > 0, "mla.softmax_scale", "must be > 0");
@@ -78,13 +77,12 @@ void validate(const MoeGateParams& p) {
 void validate(const MoePermuteParams& p) {
   require(p.experts > 0 && p.top_k >= 1 && p.hidden > 0 && p.hidden % 8 == 0, "moe_permute.hidden",
           "must be a positive multiple of 8");
-  require(p.topk_idx && p.x && p.x_perm && p.expert_offsets && p.row_of_slot && p.slot_of_row,
-          "moe_permute", "null pointer");
+  require(p.topk_idx && p.x && p.x_perm && p.expert_offsets && p.row_of_slot && p.slot_of_row, "moe_permute",
+          "null pointer");
 }
 
 void validate(const MoeCombineParams& p) {
-  require(p.top_k >= 1 && p.hidden > 0 && p.hidden % 8 == 0, "moe_combine.hidden",
-          "must be a positive multiple of 8");
+  require(p.top_k >= 1 && p.hidden > 0 && p.hidden % 8 == 0, "moe_combine.hidden", "must be a positive multiple of 8");
   require(p.y_perm && p.row_of_slot && p.topk_weight && p.out, "moe_combine", "null pointer");
 }
 

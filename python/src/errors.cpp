@@ -7,8 +7,9 @@ namespace mhcsim::python {
 
 void register_errors(py::module_& m) {
   static py::exception<InputError> error(m, "Error", PyExc_ValueError);
-  error.doc() = "Bad input (a scenario key, an override, an argument): str(e) is "
-                "'file:line: key: what is wrong (expected ...)'; e.key, e.file, e.line, e.reason hold the parts.";
+  error.doc() =
+      "Bad input (a scenario key, an override, an argument): str(e) is "
+      "'file:line: key: what is wrong (expected ...)'; e.key, e.file, e.line, e.reason hold the parts.";
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);

@@ -37,19 +37,30 @@ void register_estimates(py::module_& m) {
       "memory", [](L l) { return to_python(reports::quantities_to_json(api::memory_quantities(l.scenario))); },
       py::arg("scenario"), "Memory per GPU (`mhcsim memory`) as a dict.");
   m.def(
-      "kv", [](L l, int64_t context, int64_t batch) { return to_python(api::kv_table(l.scenario, key_argument(context, "context", "workload.context_len"),
-                                                                    key_argument(batch, "batch", "workload.batch_seqs")).to_json()); },
+      "kv",
+      [](L l, int64_t context, int64_t batch) {
+        return to_python(api::kv_table(l.scenario, key_argument(context, "context", "workload.context_len"),
+                                       key_argument(batch, "batch", "workload.batch_seqs"))
+                             .to_json());
+      },
       py::arg("scenario"), py::arg("context") = 0, py::arg("batch") = 0,
       "KV cache per attention kind (`mhcsim kv`), a list of rows; context and batch of 0 take the scenario's.");
   m.def(
-      "traffic", [](L l, int64_t n) { return to_python(api::to_json(api::traffic(l.scenario, key_argument(n, "n", "model.mhc.n")))); },
+      "traffic",
+      [](L l, int64_t n) {
+        return to_python(api::to_json(api::traffic(l.scenario, key_argument(n, "n", "model.mhc.n"))));
+      },
       py::arg("scenario"), py::arg("n") = 0,
       "mHC memory traffic (`mhcsim traffic`): {'rows': [...], 'summary': {...}}; n > 0 sets the expansion rate.");
   m.def(
       "bubble", [](L l) { return to_python(api::bubble_table(l.scenario).to_json()); }, py::arg("scenario"),
       "Every pipeline schedule at the scenario's PP and micro-batches (`mhcsim bubble`), a list of rows.");
   m.def(
-      "a2a", [](L l, int64_t tokens) { return to_python(reports::quantities_to_json(api::a2a_quantities(l.scenario, key_argument(tokens, "tokens", "workload.context_len")))); },
+      "a2a",
+      [](L l, int64_t tokens) {
+        return to_python(reports::quantities_to_json(
+            api::a2a_quantities(l.scenario, key_argument(tokens, "tokens", "workload.context_len"))));
+      },
       py::arg("scenario"), py::arg("tokens") = 0,
       "MoE all-to-all (`mhcsim a2a`) as a dict; tokens per GPU per MoE layer, 0: one micro-batch or the decode batch.");
 }

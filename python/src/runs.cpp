@@ -22,8 +22,8 @@ namespace mhcsim::python {
 namespace {
 py::object simulate(const LoadedScenario& l, const std::optional<std::string>& trace, int64_t max_sim_ops) {
   if (max_sim_ops < 1 || max_sim_ops > sim::kMaxSimOps)
-    throw InputError("max_sim_ops", fmt::format("{} is out of range (expected integer in [1, {}])", max_sim_ops,
-                                                sim::kMaxSimOps));
+    throw InputError("max_sim_ops",
+                     fmt::format("{} is out of range (expected integer in [1, {}])", max_sim_ops, sim::kMaxSimOps));
   nlohmann::json doc;
   {
     py::gil_scoped_release release;
@@ -95,8 +95,8 @@ std::string number_text(double x) { return fmt::format("{}", x); }
 
 py::object serve(const LoadedScenario& l, const std::optional<double>& rate, int64_t requests,
                  const std::optional<std::string>& requests_file, int64_t input_tokens, int64_t output_tokens,
-                 const std::string& lengths, double prefix_hit, double slo_ttft_s, double slo_tpot_s,
-                 int64_t replicas, int64_t prefill_replicas, const std::optional<std::string>& prefill_scenario,
+                 const std::string& lengths, double prefix_hit, double slo_ttft_s, double slo_tpot_s, int64_t replicas,
+                 int64_t prefill_replicas, const std::optional<std::string>& prefill_scenario,
                  const std::string& router, int64_t token_budget, int64_t prefill_token_budget, int64_t max_batch,
                  bool chunked_prefill, int64_t seed, bool max_rate, const std::optional<std::string>& trace) {
   using namespace serving;
@@ -105,17 +105,22 @@ py::object serve(const LoadedScenario& l, const std::optional<double>& rate, int
   r.requests_file = requests_file.value_or("");
   r.requests = parse_count(std::to_string(requests), "requests");
   LengthDistribution::Kind kind = LengthDistribution::Kind::Fixed;
-  if (lengths == "exponential") kind = LengthDistribution::Kind::Exponential;
-  else if (lengths != "fixed") throw InputError("lengths", fmt::format("'{}' (expected fixed or exponential)", lengths));
+  if (lengths == "exponential")
+    kind = LengthDistribution::Kind::Exponential;
+  else if (lengths != "fixed")
+    throw InputError("lengths", fmt::format("'{}' (expected fixed or exponential)", lengths));
   r.input = {kind, static_cast<double>(parse_count(std::to_string(input_tokens), "input_tokens"))};
   r.output = {kind, static_cast<double>(parse_count(std::to_string(output_tokens), "output_tokens"))};
   r.seed = static_cast<uint64_t>(parse_count(std::to_string(seed), "seed", 0));
   auto& c = r.config;
   c.replicas = parse_count(std::to_string(replicas), "replicas");
   c.prefill_replicas = parse_count(std::to_string(prefill_replicas), "prefill_replicas", 0);
-  if (router == "least-loaded") c.router = RouterKind::LeastLoaded;
-  else if (router == "round-robin") c.router = RouterKind::RoundRobin;
-  else throw InputError("router", fmt::format("'{}' (expected least-loaded or round-robin)", router));
+  if (router == "least-loaded")
+    c.router = RouterKind::LeastLoaded;
+  else if (router == "round-robin")
+    c.router = RouterKind::RoundRobin;
+  else
+    throw InputError("router", fmt::format("'{}' (expected least-loaded or round-robin)", router));
   c.scheduler.token_budget = parse_count(std::to_string(token_budget), "token_budget");
   c.scheduler.max_batch_seqs = parse_count(std::to_string(max_batch), "max_batch", 0);
   c.scheduler.chunked_prefill = chunked_prefill;

@@ -57,12 +57,15 @@ void register_scenario(py::module_& m) {
   py::class_<LoadedScenario>(m, "Scenario",
                              "A validated scenario (mhcsim.load / mhcsim.loads); pass it to the estimate functions.")
       .def_property_readonly("name", [](const LoadedScenario& l) { return l.scenario.name; })
-      .def_property_readonly("file", [](const LoadedScenario& l) { return l.file_name; },
-                             "the file it was read from, or the name given to loads()")
-      .def_property_readonly("mode", [](const LoadedScenario& l) { return std::string(to_string(l.scenario.workload.mode)); },
-                             "'train' or 'serve'")
+      .def_property_readonly(
+          "file", [](const LoadedScenario& l) { return l.file_name; },
+          "the file it was read from, or the name given to loads()")
+      .def_property_readonly(
+          "mode", [](const LoadedScenario& l) { return std::string(to_string(l.scenario.workload.mode)); },
+          "'train' or 'serve'")
       .def_property_readonly("overrides", override_texts, "the overrides applied, as key=value")
-      .def_property_readonly("toml", [](const LoadedScenario& l) { return l.toml_text; }, "the TOML text before overrides")
+      .def_property_readonly(
+          "toml", [](const LoadedScenario& l) { return l.toml_text; }, "the TOML text before overrides")
       .def(
           "with_overrides",
           [](const LoadedScenario& l, const py::object& overrides) {
@@ -78,7 +81,8 @@ void register_scenario(py::module_& m) {
 
   m.def(
       "load",
-      [](const std::optional<std::string>& path, const py::object& overrides, const std::optional<std::string>& calibration) {
+      [](const std::optional<std::string>& path, const py::object& overrides,
+         const std::optional<std::string>& calibration) {
         const std::filesystem::path file = path ? std::filesystem::path(*path) : scenarios::default_scenario_path();
         return load_text(scenarios::read_scenario_file(file), file.string(), overrides_from(overrides), calibration);
       },
@@ -94,7 +98,8 @@ void register_scenario(py::module_& m) {
       py::arg("toml"), py::arg("overrides") = py::none(), py::arg("name") = "<string>",
       py::arg("calibration") = py::none(), "Load a scenario from TOML text; `name` is the file name errors give.");
   m.def("default_scenario_path", [] { return scenarios::default_scenario_path().string(); });
-  m.def("data_dir", [] { return scenarios::data_dir().string(); }, "The shipped scenarios (MHCSIM_DATA_DIR overrides).");
+  m.def(
+      "data_dir", [] { return scenarios::data_dir().string(); }, "The shipped scenarios (MHCSIM_DATA_DIR overrides).");
 }
 
 }  // namespace mhcsim::python

@@ -7,12 +7,18 @@ namespace mhcsim::python {
 py::object to_python(const nlohmann::json& j) {
   using Type = nlohmann::json::value_t;
   switch (j.type()) {
-    case Type::null: return py::none();
-    case Type::boolean: return py::bool_(j.get<bool>());
-    case Type::number_integer: return py::int_(j.get<int64_t>());
-    case Type::number_unsigned: return py::int_(j.get<uint64_t>());
-    case Type::number_float: return py::float_(j.get<double>());
-    case Type::string: return py::str(j.get_ref<const std::string&>());
+    case Type::null:
+      return py::none();
+    case Type::boolean:
+      return py::bool_(j.get<bool>());
+    case Type::number_integer:
+      return py::int_(j.get<int64_t>());
+    case Type::number_unsigned:
+      return py::int_(j.get<uint64_t>());
+    case Type::number_float:
+      return py::float_(j.get<double>());
+    case Type::string:
+      return py::str(j.get_ref<const std::string&>());
     case Type::array: {
       py::list list;
       for (const auto& item : j) list.append(to_python(item));
@@ -24,7 +30,8 @@ py::object to_python(const nlohmann::json& j) {
       return dict;
     }
     case Type::binary:
-    case Type::discarded: break;
+    case Type::discarded:
+      break;
   }
   throw std::logic_error("to_python: a JSON value with no Python form");
 }

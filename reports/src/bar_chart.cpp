@@ -35,9 +35,10 @@ std::string render_svg(const StackedBarChart& chart) {
   const double slot = f.width / static_cast<double>(chart.categories.size());
   const double bar_w = std::min(80.0, slot * 0.7);
   // Label every k-th bar so the names never overlap (about 7 px per character).
-  const size_t longest = std::max_element(chart.categories.begin(), chart.categories.end(),
-                                          [](const auto& a, const auto& b) { return a.size() < b.size(); })
-                             ->size();
+  const size_t longest =
+      std::max_element(chart.categories.begin(), chart.categories.end(), [](const auto& a, const auto& b) {
+        return a.size() < b.size();
+      })->size();
   const size_t every = std::max<size_t>(1, static_cast<size_t>((7.0 * static_cast<double>(longest) + 8) / slot) + 1);
   for (size_t c = 0; c < chart.categories.size(); ++c) {
     const double x = f.left + slot * (static_cast<double>(c) + 0.5);
@@ -55,8 +56,7 @@ std::string render_svg(const StackedBarChart& chart) {
     const double y = ys.px(chart.limit);
     svg.line(f.left, y, f.right(), y, "#D55E00", "stroke-width=\"2\" stroke-dasharray=\"6 4\"");
     svg.text(f.right() - 4, y - 5,
-             fmt::format("{} {} {}", chart.limit_label, format_tick(chart.limit * chart.value.scale),
-                         chart.value.unit),
+             fmt::format("{} {} {}", chart.limit_label, format_tick(chart.limit * chart.value.scale), chart.value.unit),
              "end", "fill=\"#D55E00\"");
   }
   draw_legend(svg, chart.parts, f.right() + 24, f.top + 12, true, kWidth);

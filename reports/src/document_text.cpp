@@ -34,8 +34,10 @@ TextGrid quantity_grid(const QuantityList& list) {
 std::string slug(const std::string& title) {
   std::string out;
   for (unsigned char ch : title) {
-    if (std::isalnum(ch)) out += static_cast<char>(std::tolower(ch));
-    else if (!out.empty() && out.back() != '-') out += '-';
+    if (std::isalnum(ch))
+      out += static_cast<char>(std::tolower(ch));
+    else if (!out.empty() && out.back() != '-')
+      out += '-';
   }
   while (!out.empty() && out.back() == '-') out.pop_back();
   return out.empty() ? "section" : out;
@@ -45,8 +47,7 @@ void require_figure_name(const Figure& figure) {
   const bool ok = !figure.name.empty() && std::all_of(figure.name.begin(), figure.name.end(), [](unsigned char ch) {
     return std::islower(ch) || std::isdigit(ch) || ch == '_' || ch == '-';
   });
-  if (!ok)
-    throw std::invalid_argument(fmt::format("figure name '{}' is not a file stem ([a-z0-9_-]+)", figure.name));
+  if (!ok) throw std::invalid_argument(fmt::format("figure name '{}' is not a file stem ([a-z0-9_-]+)", figure.name));
 }
 
 }  // namespace mhcsim::reports::detail

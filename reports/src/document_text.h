@@ -9,9 +9,9 @@
 namespace mhcsim::reports::detail {
 
 struct TextGrid {
-  std::vector<std::string> header;             // units in the headers
+  std::vector<std::string> header;  // units in the headers
   std::vector<std::vector<std::string>> rows;
-  std::vector<bool> numeric;                   // per column: right-aligned
+  std::vector<bool> numeric;  // per column: right-aligned
 };
 
 TextGrid table_grid(const Table& table);

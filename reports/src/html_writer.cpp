@@ -47,8 +47,7 @@ struct HtmlBlock {
   void operator()(const QuantityList& q) const { grid_html(out, detail::quantity_grid(q), q.title); }
   void operator()(const Table& t) const { grid_html(out, detail::table_grid(t), t.title()); }
   void operator()(const Figure& f) const {
-    const std::string data =
-        f.csv.empty() ? "" : fmt::format(" <a href=\"figures/{}.csv\">data (CSV)</a>", f.name);
+    const std::string data = f.csv.empty() ? "" : fmt::format(" <a href=\"figures/{}.csv\">data (CSV)</a>", f.name);
     out += fmt::format("<figure id=\"fig-{}\">\n{}<figcaption>{}{}</figcaption>\n</figure>\n", f.name, f.svg,
                        xml_escape(f.caption), data);
   }

@@ -21,8 +21,8 @@ std::string render_svg(const LineChart& chart) {
   for (const auto& s : chart.series) {
     require_text(chart.title, "series name", s.name);
     if (s.x.size() != s.y.size() || s.x.empty())
-      throw std::invalid_argument(fmt::format("chart '{}': series '{}' needs as many x as y values (>= 1)",
-                                              chart.title, s.name));
+      throw std::invalid_argument(
+          fmt::format("chart '{}': series '{}' needs as many x as y values (>= 1)", chart.title, s.name));
     x_lo = std::min(x_lo, *std::min_element(s.x.begin(), s.x.end()));
     x_hi = std::max(x_hi, *std::max_element(s.x.begin(), s.x.end()));
     y_lo = std::min(y_lo, *std::min_element(s.y.begin(), s.y.end()));

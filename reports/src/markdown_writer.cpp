@@ -81,18 +81,21 @@ void require_report_directory(const std::filesystem::path& dir, bool force) {
 
 void write_report(const Document& doc, const std::filesystem::path& dir, bool force) {
   const std::string html = to_html(doc), markdown = to_markdown(doc, "figures");
-  write_directory_atomically(dir, force, [&](const std::filesystem::path& tmp) {
-    write_file_atomically(tmp / "report.html", html);
-    write_file_atomically(tmp / "report.md", markdown);
-    std::filesystem::create_directory(tmp / "figures");
-    for (const auto& s : doc.sections)
-      for (const auto& b : s.blocks)
-        if (const auto* f = std::get_if<Figure>(&b)) {
-          write_file_atomically(tmp / "figures" / (f->name + ".svg"),
-                                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + f->svg);
-          if (!f->csv.empty()) write_file_atomically(tmp / "figures" / (f->name + ".csv"), f->csv);
-        }
-  }, unmarked_report);
+  write_directory_atomically(
+      dir, force,
+      [&](const std::filesystem::path& tmp) {
+        write_file_atomically(tmp / "report.html", html);
+        write_file_atomically(tmp / "report.md", markdown);
+        std::filesystem::create_directory(tmp / "figures");
+        for (const auto& s : doc.sections)
+          for (const auto& b : s.blocks)
+            if (const auto* f = std::get_if<Figure>(&b)) {
+              write_file_atomically(tmp / "figures" / (f->name + ".svg"),
+                                    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + f->svg);
+              if (!f->csv.empty()) write_file_atomically(tmp / "figures" / (f->name + ".csv"), f->csv);
+            }
+      },
+      unmarked_report);
 }
 
 }  // namespace mhcsim::reports

@@ -34,15 +34,13 @@ std::string format_tick(double value) {
   return s;
 }
 
-Scale::Scale(const Axis& axis, double data_lo, double data_hi, double px_lo, double px_hi,
-             bool from_zero)
+Scale::Scale(const Axis& axis, double data_lo, double data_hi, double px_lo, double px_hi, bool from_zero)
     : log2_(axis.log2), scale_(axis.scale), px_lo_(px_lo), px_hi_(px_hi) {
   if (!std::isfinite(data_lo) || !std::isfinite(data_hi) || data_lo > data_hi)
     throw std::invalid_argument(fmt::format("axis '{}': no finite data range", axis.label));
   double lo = data_lo * scale_, hi = data_hi * scale_;
   if (log2_) {
-    if (lo <= 0)
-      throw std::invalid_argument(fmt::format("axis '{}': log scale needs positive values", axis.label));
+    if (lo <= 0) throw std::invalid_argument(fmt::format("axis '{}': log scale needs positive values", axis.label));
     lo = std::floor(std::log2(lo));
     hi = std::max(lo + 1, std::ceil(std::log2(hi)));
     step_ = std::max(1.0, std::ceil((hi - lo) / 10));  // at most ~10 power-of-two ticks

@@ -47,15 +47,12 @@ class Scale {
 class SvgBuilder {
  public:
   SvgBuilder(double width, double height, const std::string& title);
-  void rect(double x, double y, double w, double h, std::string_view fill,
-            std::string_view extra = {});
-  void line(double x1, double y1, double x2, double y2, std::string_view stroke,
-            std::string_view extra = {});
+  void rect(double x, double y, double w, double h, std::string_view fill, std::string_view extra = {});
+  void line(double x1, double y1, double x2, double y2, std::string_view stroke, std::string_view extra = {});
   // anchor: start | middle | end
   void text(double x, double y, std::string_view content, std::string_view anchor = "start",
             std::string_view extra = {});
-  void polyline(const std::vector<std::pair<double, double>>& points, std::string_view stroke,
-                bool dashed);
+  void polyline(const std::vector<std::pair<double, double>>& points, std::string_view stroke, bool dashed);
   void circle(double x, double y, double r, std::string_view fill);
   std::string finish();
 
@@ -68,7 +65,7 @@ void draw_y_axis(SvgBuilder& svg, const Scale& scale, const Axis& axis, const Fr
 
 // Legend swatches in palette order. Vertical: one entry per line from (x, y); horizontal:
 // entries in a row, wrapping at max_x.
-void draw_legend(SvgBuilder& svg, const std::vector<std::string>& names, double x, double y,
-                 bool vertical, double max_x);
+void draw_legend(SvgBuilder& svg, const std::vector<std::string>& names, double x, double y, bool vertical,
+                 double max_x);
 
 }  // namespace mhcsim::reports::detail

@@ -13,13 +13,17 @@ std::string cell_text(const Cell& c, int precision, double scale) {
   return std::visit(
       [&](const auto& v) -> std::string {
         using T = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<T, std::monostate>) return "-";
-        else if constexpr (std::is_same_v<T, bool>) return v ? "yes" : "no";
+        if constexpr (std::is_same_v<T, std::monostate>)
+          return "-";
+        else if constexpr (std::is_same_v<T, bool>)
+          return v ? "yes" : "no";
         else if constexpr (std::is_same_v<T, int64_t>)
           return scale == 1.0 ? fmt::format("{}", v)
                               : fmt::format("{:.{}f}", static_cast<double>(v) * scale, precision);
-        else if constexpr (std::is_same_v<T, double>) return fmt::format("{:.{}f}", v * scale, precision);
-        else return v;
+        else if constexpr (std::is_same_v<T, double>)
+          return fmt::format("{:.{}f}", v * scale, precision);
+        else
+          return v;
       },
       c);
 }
@@ -37,23 +41,22 @@ nlohmann::json cell_json(const Cell& c) {
   return std::visit(
       [](const auto& v) -> nlohmann::json {
         using T = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<T, std::monostate>) return nullptr;
-        else return v;
+        if constexpr (std::is_same_v<T, std::monostate>)
+          return nullptr;
+        else
+          return v;
       },
       c);
 }
 
-std::string format_cell(const Cell& cell, int precision, double scale) {
-  return cell_text(cell, precision, scale);
-}
+std::string format_cell(const Cell& cell, int precision, double scale) { return cell_text(cell, precision, scale); }
 
-Table::Table(std::string title, std::vector<Column> columns)
-    : title_(std::move(title)), columns_(std::move(columns)) {}
+Table::Table(std::string title, std::vector<Column> columns) : title_(std::move(title)), columns_(std::move(columns)) {}
 
 Table& Table::add_row(std::vector<Cell> cells) {
   if (cells.size() != columns_.size())
-    throw std::logic_error(fmt::format("table '{}': row has {} cells, expected {}", title_,
-                                       cells.size(), columns_.size()));
+    throw std::logic_error(
+        fmt::format("table '{}': row has {} cells, expected {}", title_, cells.size(), columns_.size()));
   rows_.push_back(std::move(cells));
   return *this;
 }
@@ -92,8 +95,7 @@ void Table::print_csv(std::ostream& out, bool header) const {
   for (const auto& row : rows_) {
     for (size_t c = 0; c < columns_.size(); ++c) {
       const auto* s = std::get_if<std::string>(&row[c]);
-      out << (c ? "," : "")
-          << (s ? csv_escape(*s) : cell_json(row[c]).is_null() ? "" : cell_json(row[c]).dump());
+      out << (c ? "," : "") << (s ? csv_escape(*s) : cell_json(row[c]).is_null() ? "" : cell_json(row[c]).dump());
     }
     out << "\n";
   }
@@ -109,14 +111,13 @@ nlohmann::json Table::to_json() const {
   return rows;
 }
 
-void print_quantities(std::ostream& out, const std::string& title,
-                      const std::vector<Quantity>& quantities) {
+void print_quantities(std::ostream& out, const std::string& title, const std::vector<Quantity>& quantities) {
   size_t label_w = 0;
   for (const auto& q : quantities) label_w = std::max(label_w, q.label.size());
   out << "# " << title << "\n";
   for (const auto& q : quantities)
-    out << fmt::format("  {:<{}}  {:>14} {}\n", q.label, label_w,
-                       cell_text(q.value, q.precision, q.text_scale), q.unit);
+    out << fmt::format("  {:<{}}  {:>14} {}\n", q.label, label_w, cell_text(q.value, q.precision, q.text_scale),
+                       q.unit);
 }
 
 nlohmann::json quantities_to_json(const std::vector<Quantity>& quantities) {

@@ -21,8 +21,8 @@ std::string render_svg(const TimelineChart& chart) {
   for (const auto& op : chart.ops) {
     if (op.row < 0 || static_cast<size_t>(op.row) >= chart.rows.size() || op.kind < 0 ||
         static_cast<size_t>(op.kind) >= chart.kinds.size() || !(op.end >= op.start))
-      throw std::invalid_argument(fmt::format("chart '{}': op outside its rows / kinds or ending before it starts",
-                                              chart.title));
+      throw std::invalid_argument(
+          fmt::format("chart '{}': op outside its rows / kinds or ending before it starts", chart.title));
     t_lo = std::min(t_lo, op.start);
     t_hi = std::max(t_hi, op.end);
   }

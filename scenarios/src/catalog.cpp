@@ -22,23 +22,38 @@ std::vector<Field<CatalogEntry>> catalog_schema(const std::string& p) {
   using E = CatalogEntry;
   // hbm_gib / l2_mib are stored in bytes; the lambdas convert after validation.
   return {
-      string_field<E>(p + ".name", [](E& e, std::string v) { e.gpu.name = std::move(v); }, true),
-      string_field<E>(p + ".source", [](E& e, std::string v) { e.gpu.source = std::move(v); }, true),
-      float_field<E>(p + ".hbm_gib", 1, 4096, [](E& e) -> double& { return e.gpu.hbm_bytes; }, true),
-      float_field<E>(p + ".hbm_gb_per_s", 1, 1e5, [](E& e) -> double& { return e.gpu.hbm_gb_per_s; }, true),
-      float_field<E>(p + ".bf16_tflops", 1, 1e5, [](E& e) -> double& { return e.gpu.bf16_tflops; }, true),
-      float_field<E>(p + ".fp8_tflops", 0, 1e5, [](E& e) -> double& { return e.gpu.fp8_tflops; }, true),
+      string_field<E>(
+          p + ".name", [](E& e, std::string v) { e.gpu.name = std::move(v); }, true),
+      string_field<E>(
+          p + ".source", [](E& e, std::string v) { e.gpu.source = std::move(v); }, true),
+      float_field<E>(
+          p + ".hbm_gib", 1, 4096, [](E& e) -> double& { return e.gpu.hbm_bytes; }, true),
+      float_field<E>(
+          p + ".hbm_gb_per_s", 1, 1e5, [](E& e) -> double& { return e.gpu.hbm_gb_per_s; }, true),
+      float_field<E>(
+          p + ".bf16_tflops", 1, 1e5, [](E& e) -> double& { return e.gpu.bf16_tflops; }, true),
+      float_field<E>(
+          p + ".fp8_tflops", 0, 1e5, [](E& e) -> double& { return e.gpu.fp8_tflops; }, true),
       float_field<E>(p + ".fp4_tflops", 0, 1e5, [](E& e) -> double& { return e.gpu.fp4_tflops; }),
-      float_field<E>(p + ".fp32_tflops", 0, 1e5, [](E& e) -> double& { return e.gpu.fp32_tflops; }, true),
-      float_field<E>(p + ".nvlink_gb_per_s", 0, 1e5, [](E& e) -> double& { return e.gpu.nvlink_gb_per_s; }, true),
-      int_field<E>(p + ".sm_count", 1, 1024, [](E& e) -> int& { return e.gpu.sm_count; }, true),
-      float_field<E>(p + ".l2_mib", 0, 1e4, [](E& e) -> double& { return e.gpu.l2_bytes; }, true),
-      float_field<E>(p + ".tdp_watts", 0, 1e5, [](E& e) -> double& { return e.gpu.tdp_watts; }, true),
-      int_field<E>(p + ".gpus_per_node", 1, 1024, [](E& e) -> int& { return e.node.gpus_per_node; }, true),
+      float_field<E>(
+          p + ".fp32_tflops", 0, 1e5, [](E& e) -> double& { return e.gpu.fp32_tflops; }, true),
+      float_field<E>(
+          p + ".nvlink_gb_per_s", 0, 1e5, [](E& e) -> double& { return e.gpu.nvlink_gb_per_s; }, true),
+      int_field<E>(
+          p + ".sm_count", 1, 1024, [](E& e) -> int& { return e.gpu.sm_count; }, true),
+      float_field<E>(
+          p + ".l2_mib", 0, 1e4, [](E& e) -> double& { return e.gpu.l2_bytes; }, true),
+      float_field<E>(
+          p + ".tdp_watts", 0, 1e5, [](E& e) -> double& { return e.gpu.tdp_watts; }, true),
+      int_field<E>(
+          p + ".gpus_per_node", 1, 1024, [](E& e) -> int& { return e.node.gpus_per_node; }, true),
       int_field<E>(p + ".nvlink_domain_gpus", 1, 1 << 20, [](E& e) -> int& { return e.node.nvlink_domain_gpus; }),
-      float_field<E>(p + ".nic_gb_per_s_per_gpu", 0, 1e5, [](E& e) -> double& { return e.node.nic_gb_per_s_per_gpu; }, true),
-      float_field<E>(p + ".nvlink_latency_us", 0, 1e4, [](E& e) -> double& { return e.node.nvlink_latency_us; }, true),
-      float_field<E>(p + ".nic_latency_us", 0, 1e4, [](E& e) -> double& { return e.node.nic_latency_us; }, true),
+      float_field<E>(
+          p + ".nic_gb_per_s_per_gpu", 0, 1e5, [](E& e) -> double& { return e.node.nic_gb_per_s_per_gpu; }, true),
+      float_field<E>(
+          p + ".nvlink_latency_us", 0, 1e4, [](E& e) -> double& { return e.node.nvlink_latency_us; }, true),
+      float_field<E>(
+          p + ".nic_latency_us", 0, 1e4, [](E& e) -> double& { return e.node.nic_latency_us; }, true),
       float_field<E>(p + ".price_per_gpu_hour", 0, 1e4, [](E& e) -> double& { return e.node.price_per_gpu_hour; }),
       string_field<E>(p + ".price_source", [](E& e, std::string v) { e.node.price_source = std::move(v); }),
   };
@@ -50,7 +65,8 @@ std::vector<CatalogEntry> parse_catalog(const toml::table& root, const std::stri
   if (!gpus) throw InputError("gpu", "missing [gpu.*] tables (expected [gpu.NAME] with the catalog's keys)", {file, 1});
   for (const auto& [key, node] : root)
     if (key.str() != "gpu")
-      throw InputError(std::string(key.str()), "unknown table (expected only [gpu.NAME] tables)", location_of(node, file));
+      throw InputError(std::string(key.str()), "unknown table (expected only [gpu.NAME] tables)",
+                       location_of(node, file));
   std::vector<CatalogEntry> entries;
   for (const auto& [key, node] : *gpus) {
     const std::string prefix = "gpu." + std::string(key.str());
@@ -82,7 +98,8 @@ std::vector<CatalogEntry> parse_catalog(const toml::table& root, const std::stri
 
 std::string lower(std::string_view s) {
   std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
 }
 
@@ -108,14 +125,15 @@ std::shared_ptr<const std::vector<CatalogEntry>> hardware_file(const std::filesy
   auto& slot = cache[path.string()];
   if (!slot) {
     const std::string text = read_input_file(path, {.what = "hardware file", .max_bytes = kMaxHandWrittenInputBytes});
-    slot = std::make_shared<const std::vector<CatalogEntry>>(parse_catalog(parse_scenario_text(text, path.string()), path.string()));
+    slot = std::make_shared<const std::vector<CatalogEntry>>(
+        parse_catalog(parse_scenario_text(text, path.string()), path.string()));
   }
   return slot;
 }
 
 std::vector<CatalogEntry> catalog_entries(const std::string& hardware_path) {
-  const auto file = hardware_path.empty() ? std::make_shared<const std::vector<CatalogEntry>>()
-                                          : hardware_file(hardware_path);
+  const auto file =
+      hardware_path.empty() ? std::make_shared<const std::vector<CatalogEntry>>() : hardware_file(hardware_path);
   std::vector<CatalogEntry> entries(file->begin(), file->end());
   for (const auto& e : hardware_catalog())
     if (!find_in(*file, lower(e.key))) entries.push_back(e);

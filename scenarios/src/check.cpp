@@ -36,8 +36,7 @@ void check_attention(ModelSpec& m, const Checker& c) {
     case AttentionKind::MHA:
       if (!c.keys.has("model.kv_heads")) m.kv_heads = m.heads;
       c.require(m.kv_heads == m.heads, "model.kv_heads",
-                fmt::format("MHA needs kv_heads == heads ({} != {}; use attention = \"gqa\")",
-                            m.kv_heads, m.heads));
+                fmt::format("MHA needs kv_heads == heads ({} != {}; use attention = \"gqa\")", m.kv_heads, m.heads));
       break;
     case AttentionKind::MQA:
       if (!c.keys.has("model.kv_heads")) m.kv_heads = 1;
@@ -49,10 +48,9 @@ void check_attention(ModelSpec& m, const Checker& c) {
                 fmt::format("heads {} is not a multiple of kv_heads {}", m.heads, m.kv_heads));
       break;
     case AttentionKind::MLA:
-      for (const auto& [key, v] : {std::pair{"model.kv_lora_rank", m.kv_lora_rank},
-                                   std::pair{"model.qk_nope_head_dim", m.qk_nope_head_dim},
-                                   std::pair{"model.qk_rope_head_dim", m.qk_rope_head_dim},
-                                   std::pair{"model.v_head_dim", m.v_head_dim}})
+      for (const auto& [key, v] :
+           {std::pair{"model.kv_lora_rank", m.kv_lora_rank}, std::pair{"model.qk_nope_head_dim", m.qk_nope_head_dim},
+            std::pair{"model.qk_rope_head_dim", m.qk_rope_head_dim}, std::pair{"model.v_head_dim", m.v_head_dim}})
         c.require(v > 0, key, "missing or zero (MLA needs it, expected integer > 0)");
       m.kv_heads = 1;  // one latent "head" shared by all query heads
       if (m.head_dim == 0) m.head_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
@@ -121,15 +119,14 @@ void derive_dp(Scenario& s, const Checker& c) {
   auto& p = s.parallel;
   if (s.hardware.gpus > 0 && !c.keys.has("parallel.dp")) {
     c.require(s.hardware.gpus % (p.tp * p.cp * p.pp) == 0, gpu_split_key(c),
-              fmt::format("{} GPUs do not split into TP {} x CP {} x PP {}", s.hardware.gpus, p.tp,
-                          p.cp, p.pp));
+              fmt::format("{} GPUs do not split into TP {} x CP {} x PP {}", s.hardware.gpus, p.tp, p.cp, p.pp));
     p.dp = s.hardware.gpus / (p.tp * p.cp * p.pp);
   } else if (s.hardware.gpus == 0) {
     s.hardware.gpus = p.world_size();
   }
   c.require(s.hardware.gpus == p.world_size(), gpu_split_key(c),
-            fmt::format("{} GPUs != TP {} x CP {} x PP {} x DP {} = {}", s.hardware.gpus, p.tp, p.cp,
-                        p.pp, p.dp, p.world_size()));
+            fmt::format("{} GPUs != TP {} x CP {} x PP {} x DP {} = {}", s.hardware.gpus, p.tp, p.cp, p.pp, p.dp,
+                        p.world_size()));
 }
 
 // workload.global_batch_seqs (Megatron's --global-batch-size) fixes the micro-batches per
@@ -145,14 +142,12 @@ void derive_micro_batches(Scenario& s, const Checker& c) {
                         w.global_batch_seqs, p.dp, w.micro_batch_seqs, per_micro_batch));
   const int64_t micro_batches = w.global_batch_seqs / per_micro_batch;
   c.require(micro_batches <= kMaxMicroBatches, "workload.global_batch_seqs",
-            fmt::format("gives {} micro-batches per pipeline (expected at most {})", micro_batches,
-                        kMaxMicroBatches));
-  c.require(!c.keys.has("parallel.micro_batches") || p.micro_batches == micro_batches,
-            "parallel.micro_batches",
-            fmt::format("both parallel.micro_batches = {} and workload.global_batch_seqs = {} are given, "
-                        "and the batch gives {} (= {} / (DP {} x micro_batch_seqs {})): give one",
-                        p.micro_batches, w.global_batch_seqs, micro_batches, w.global_batch_seqs, p.dp,
-                        w.micro_batch_seqs));
+            fmt::format("gives {} micro-batches per pipeline (expected at most {})", micro_batches, kMaxMicroBatches));
+  c.require(
+      !c.keys.has("parallel.micro_batches") || p.micro_batches == micro_batches, "parallel.micro_batches",
+      fmt::format("both parallel.micro_batches = {} and workload.global_batch_seqs = {} are given, "
+                  "and the batch gives {} (= {} / (DP {} x micro_batch_seqs {})): give one",
+                  p.micro_batches, w.global_batch_seqs, micro_batches, w.global_batch_seqs, p.dp, w.micro_batch_seqs));
   p.micro_batches = micro_batches;
 }
 
@@ -173,11 +168,12 @@ std::optional<ScheduleProblem> schedule_problem(const ParallelSpec& p, bool virt
   }
   if (p.schedule == Schedule::Interleaved1F1B) {
     if (p.virtual_stages < 2)
-      return problem("parallel.virtual_stages", "interleaved 1F1B needs at least 2 chunks per rank (expected integer >= 2)");
+      return problem("parallel.virtual_stages",
+                     "interleaved 1F1B needs at least 2 chunks per rank (expected integer >= 2)");
     if (p.micro_batches % p.pp != 0)
-      return problem("parallel.micro_batches",
-                     fmt::format("interleaved 1F1B needs micro_batches divisible by PP {} (got {})", p.pp,
-                                 p.micro_batches));
+      return problem(
+          "parallel.micro_batches",
+          fmt::format("interleaved 1F1B needs micro_batches divisible by PP {} (got {})", p.pp, p.micro_batches));
   } else if (virtual_stages_given && p.virtual_stages != 1) {
     return problem("parallel.virtual_stages", "only the interleaved schedule uses virtual stages");
   }
@@ -203,12 +199,12 @@ void check_experts(const Scenario& s, const Checker& c) {
             fmt::format("EP {} is larger than the {} routed experts", p.ep, m.routed_experts));
   const int64_t slots = m.routed_experts + p.redundant_experts;
   c.require(slots % p.ep == 0, "parallel.ep",
-            fmt::format("{} routed + {} redundant experts do not split evenly over EP {}",
-                        m.routed_experts, p.redundant_experts, p.ep));
+            fmt::format("{} routed + {} redundant experts do not split evenly over EP {}", m.routed_experts,
+                        p.redundant_experts, p.ep));
   // Experts are not split over CP in our model: each CP rank holds the stage's experts.
   c.require((p.dp * p.tp) % p.ep == 0, "parallel.ep",
-            fmt::format("EP {} must divide the DP x TP = {} ranks of a stage (experts are not split over CP)",
-                        p.ep, p.dp * p.tp));
+            fmt::format("EP {} must divide the DP x TP = {} ranks of a stage (experts are not split over CP)", p.ep,
+                        p.dp * p.tp));
 }
 
 void check_parallel(Scenario& s, const Checker& c) {
@@ -244,10 +240,10 @@ void check_precision(const Scenario& s, const Checker& c) {
 // A server's GPUs share its NVLink, so an NVLink domain holds at least one server.
 void check_hardware(const HardwareSpec& h, const Checker& c) {
   if (h.nvlink_domain_gpus == 0) return;
-  c.require(h.nvlink_domain_gpus >= h.gpus_per_node,
-            c.keys.has("hardware.nvlink_domain_gpus") ? "hardware.nvlink_domain_gpus" : "hardware.gpus_per_node",
-            fmt::format("an NVLink domain of {} GPUs is smaller than a server of {}", h.nvlink_domain_gpus,
-                        h.gpus_per_node));
+  c.require(
+      h.nvlink_domain_gpus >= h.gpus_per_node,
+      c.keys.has("hardware.nvlink_domain_gpus") ? "hardware.nvlink_domain_gpus" : "hardware.gpus_per_node",
+      fmt::format("an NVLink domain of {} GPUs is smaller than a server of {}", h.nvlink_domain_gpus, h.gpus_per_node));
 }
 
 void check_calibration(Scenario& s, const Checker& c) {
@@ -255,8 +251,7 @@ void check_calibration(Scenario& s, const Checker& c) {
   namespace fs = std::filesystem;
   fs::path p(*s.calibration_path);
   const auto where = c.keys.at("calibration.profile");
-  if (p.is_relative() && !where.file.empty() && where.file != "--set")
-    p = fs::path(where.file).parent_path() / p;
+  if (p.is_relative() && !where.file.empty() && where.file != "--set") p = fs::path(where.file).parent_path() / p;
   // stat() only: a FIFO must not block here; a device or directory is refused by name.
   const std::string problem = input_file_problem(p);
   std::error_code ec;  // the non-throwing overload: a name too long is "not found", not a crash

@@ -54,8 +54,10 @@ Field<T> int_field(std::string key, int64_t lo, int64_t hi, Ref ref, bool requir
 template <class T>
 double finite_number(const Field<T>& f, const toml::node& node, const SourceLocation& where) {
   std::optional<double> v;
-  if (const auto i = node.value_exact<int64_t>()) v = static_cast<double>(*i);
-  else v = node.value_exact<double>();
+  if (const auto i = node.value_exact<int64_t>())
+    v = static_cast<double>(*i);
+  else
+    v = node.value_exact<double>();
   if (!v) throw InputError(f.key, type_error(f, node), where);
   if (!std::isfinite(*v))
     throw InputError(f.key, fmt::format("{} is not a finite number (expected {})", *v, f.expected), where);
@@ -63,8 +65,7 @@ double finite_number(const Field<T>& f, const toml::node& node, const SourceLoca
 }
 
 template <class T>
-Field<T> float_field(std::string key, double lo, double hi, std::function<double&(T&)> ref,
-                     bool required = false) {
+Field<T> float_field(std::string key, double lo, double hi, std::function<double&(T&)> ref, bool required = false) {
   Field<T> f{std::move(key), fmt::format("number in [{}, {}]", lo, hi), required, {}};
   f.store = [f, lo, hi, ref](T& t, const toml::node& node, const SourceLocation& where) {
     const double v = finite_number(f, node, where);
@@ -101,8 +102,7 @@ Field<T> bool_field(std::string key, std::function<bool&(T&)> ref) {
 
 // `check` may reject a string (returns the reason) after the type check.
 template <class T>
-Field<T> string_field(std::string key, std::function<void(T&, std::string)> set,
-                      bool required = false) {
+Field<T> string_field(std::string key, std::function<void(T&, std::string)> set, bool required = false) {
   Field<T> f{std::move(key), "a string", required, {}};
   f.store = [f, set](T& t, const toml::node& node, const SourceLocation& where) {
     const auto v = node.value_exact<std::string>();
@@ -117,9 +117,8 @@ Field<T> string_field(std::string key, std::function<void(T&, std::string)> set,
 }
 
 template <class T, class E>
-Field<T> enum_field(std::string key, std::string choices,
-                    std::optional<E> (*parse)(std::string_view), std::function<E&(T&)> ref,
-                    bool required = false) {
+Field<T> enum_field(std::string key, std::string choices, std::optional<E> (*parse)(std::string_view),
+                    std::function<E&(T&)> ref, bool required = false) {
   Field<T> f{std::move(key), "one of " + choices, required, {}};
   f.store = [f, parse, ref](T& t, const toml::node& node, const SourceLocation& where) {
     const auto v = node.value_exact<std::string>();
@@ -139,9 +138,8 @@ std::string closest_key(std::string_view key, const std::vector<std::string>& kn
 // `seen` receives the location of every key and known table present (for cross-key checks,
 // and to anchor errors about a key missing from a table at that table).
 template <class T>
-void apply_fields(T& target, const toml::table& root, const std::vector<Field<T>>& schema,
-                  const std::string& file, const std::string& prefix,
-                  std::function<void(const std::string&, const SourceLocation&)> seen = {});
+void apply_fields(T& target, const toml::table& root, const std::vector<Field<T>>& schema, const std::string& file,
+                  const std::string& prefix, std::function<void(const std::string&, const SourceLocation&)> seen = {});
 
 }  // namespace mhcsim::scenarios
 

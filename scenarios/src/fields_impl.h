@@ -7,9 +7,9 @@ namespace mhcsim::scenarios {
 namespace detail {
 
 template <class T>
-void check_unknown_keys(const toml::table& table, const std::string& path,
-                        const std::vector<Field<T>>& schema, const std::vector<std::string>& keys,
-                        const std::set<std::string>& tables, const std::string& file,
+void check_unknown_keys(const toml::table& table, const std::string& path, const std::vector<Field<T>>& schema,
+                        const std::vector<std::string>& keys, const std::set<std::string>& tables,
+                        const std::string& file,
                         const std::function<void(const std::string&, const SourceLocation&)>& seen) {
   for (const auto& [k, node] : table) {
     const std::string key = path.empty() ? std::string(k.str()) : path + "." + std::string(k.str());
@@ -17,16 +17,15 @@ void check_unknown_keys(const toml::table& table, const std::string& path,
     if (const auto* sub = node.as_table()) {
       if (!tables.count(key)) {
         const bool is_field = std::find(keys.begin(), keys.end(), key) != keys.end();
-        throw InputError(key, is_field ? "expected a value, not a table"
-                                       : fmt::format("unknown table{}", closest_key(key, keys)),
-                         where);
+        throw InputError(
+            key, is_field ? "expected a value, not a table" : fmt::format("unknown table{}", closest_key(key, keys)),
+            where);
       }
       if (seen) seen(key, where);
       check_unknown_keys(*sub, key, schema, keys, tables, file, seen);
     } else if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
-      throw InputError(key, tables.count(key) ? "expected a table"
-                                              : fmt::format("unknown key{}", closest_key(key, keys)),
-                       where);
+      throw InputError(
+          key, tables.count(key) ? "expected a table" : fmt::format("unknown key{}", closest_key(key, keys)), where);
     } else if (seen) {
       seen(key, where);
     }
@@ -36,9 +35,8 @@ void check_unknown_keys(const toml::table& table, const std::string& path,
 }  // namespace detail
 
 template <class T>
-void apply_fields(T& target, const toml::table& root, const std::vector<Field<T>>& schema,
-                  const std::string& file, const std::string& prefix,
-                  std::function<void(const std::string&, const SourceLocation&)> seen) {
+void apply_fields(T& target, const toml::table& root, const std::vector<Field<T>>& schema, const std::string& file,
+                  const std::string& prefix, std::function<void(const std::string&, const SourceLocation&)> seen) {
   std::vector<std::string> keys;
   std::set<std::string> tables;
   for (const auto& f : schema) {
@@ -48,8 +46,8 @@ void apply_fields(T& target, const toml::table& root, const std::vector<Field<T>
   }
   detail::check_unknown_keys(root, prefix, schema, keys, tables, file, seen);
   for (const auto& f : schema) {
-    const std::string_view rel = prefix.empty() ? std::string_view(f.key)
-                                                : std::string_view(f.key).substr(prefix.size() + 1);
+    const std::string_view rel =
+        prefix.empty() ? std::string_view(f.key) : std::string_view(f.key).substr(prefix.size() + 1);
     const toml::node* node = root.at_path(rel).node();
     if (node) {
       f.store(target, *node, location_of(*node, file));

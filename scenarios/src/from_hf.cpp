@@ -34,7 +34,8 @@ class Config {
     if (!has(key)) return std::nullopt;
     const json& v = doc_[key];
     if (v.is_number_integer() && !v.is_number_unsigned() && v.get<int64_t>() >= min) return v.get<int64_t>();
-    if (v.is_number_unsigned() && v.get<uint64_t>() <= uint64_t{1} << 40) return static_cast<int64_t>(v.get<uint64_t>());
+    if (v.is_number_unsigned() && v.get<uint64_t>() <= uint64_t{1} << 40)
+      return static_cast<int64_t>(v.get<uint64_t>());
     if (v.is_number_float() && v.get<double>() >= static_cast<double>(min) && v.get<double>() <= 1e12 &&
         v.get<double>() == static_cast<double>(static_cast<int64_t>(v.get<double>())))
       return static_cast<int64_t>(v.get<double>());
@@ -117,8 +118,8 @@ ModelText model_section(const Config& c, const std::string& display_name) {
     std::optional<int64_t> head_dim = c.count("head_dim");
     if (!head_dim) {
       if (hidden % heads != 0)
-        c.fail("head_dim", fmt::format("missing, and hidden_size {} is not a multiple of num_attention_heads {}",
-                                       hidden, heads));
+        c.fail("head_dim",
+               fmt::format("missing, and hidden_size {} is not a multiple of num_attention_heads {}", hidden, heads));
       head_dim = hidden / heads;
     }
     num("head_dim", *head_dim);
@@ -141,8 +142,8 @@ ModelText model_section(const Config& c, const std::string& display_name) {
       c.fail("moe_layer_freq", "MoE on every k-th layer only is not modelled (expected 1)");
     const int64_t dense_layers = c.count("first_k_dense_replace", 0).value_or(0);
     // Mixtral has no moe_intermediate_size: its intermediate_size is each expert's.
-    const int64_t expert_ffn = c.has("moe_intermediate_size") ? c.required("moe_intermediate_size")
-                                                              : c.required("intermediate_size");
+    const int64_t expert_ffn =
+        c.has("moe_intermediate_size") ? c.required("moe_intermediate_size") : c.required("intermediate_size");
     num("dense_layers", dense_layers);
     if (dense_layers > 0) num("ffn_hidden", c.required("intermediate_size"));
     int64_t shared = c.count("n_shared_experts", 0).value_or(0);
@@ -229,13 +230,14 @@ std::string scenario_from_hf(const std::string& json_text, const std::string& fi
 
   const std::string display = a.name.empty() ? default_name(c, file_name) : a.name;
   const ModelText model = model_section(c, display);
-  const int64_t tokens = a.seq_len > 0 ? a.seq_len
+  const int64_t tokens = a.seq_len > 0          ? a.seq_len
                          : model.max_tokens > 0 ? std::min<int64_t>(4096, model.max_tokens)
                                                 : 4096;
 
   std::string out = fmt::format("{} {}\n", kFromHfMarker, file_name);
-  out += "# The model section is the config's; hardware, parallel and workload are the answers given\n"
-         "# on the command line (or mhcsim's defaults): check them before planning with it.\n";
+  out +=
+      "# The model section is the config's; hardware, parallel and workload are the answers given\n"
+      "# on the command line (or mhcsim's defaults): check them before planning with it.\n";
   out += fmt::format("name = {}\nsource = {}\n\n", quoted(scenario_name(display)),
                      quoted("Hugging Face config.json (" + file_name + "); hardware and parallelism given, not read"));
   out += model.toml;

@@ -29,8 +29,7 @@ void apply_override(toml::table& root, const Override& o) {
     path += (path.empty() ? "" : ".") + part;
     auto [it, inserted] = table->emplace<toml::table>(part);
     table = it->second.as_table();
-    if (!table)
-      throw InputError(o.key, fmt::format("'{}' is a value, not a table", path), kSetLocation);
+    if (!table) throw InputError(o.key, fmt::format("'{}' is a value, not a table", path), kSetLocation);
   }
   toml::table value = parse_override_value(o);
   table->insert_or_assign(std::string(rest), std::move(*value.get("v")));

@@ -17,7 +17,7 @@ struct ScenarioTemplate::Impl {
   toml::table root;
   std::vector<const toml::node*> base_nodes;  // per schema field; nullptr when absent
   KeyLocations keys;
-  std::deque<toml::table> values;             // prepared values (stable addresses)
+  std::deque<toml::table> values;                              // prepared values (stable addresses)
   std::vector<std::pair<size_t, const toml::node*>> prepared;  // schema index, value node
 
   explicit Impl(std::string f) : file(std::move(f)), keys(file) {}

@@ -12,10 +12,28 @@ namespace {
 
 nlohmann::json priced_json(const Priced& p) {
   const Candidate& c = p.candidate;
-  return {p.index, c.gpus, c.tp, c.cp, c.pp, c.dp, c.ep, static_cast<int>(c.schedule), c.virtual_stages,
-          c.micro_batch_seqs, c.micro_batches, c.sequence_parallel, c.zero_stage, static_cast<int>(c.recompute),
-          c.mhc_block, p.step_time_s, p.tokens_per_s, p.memory_per_gpu_bytes, p.headroom_bytes, p.mfu,
-          p.gpu_seconds_per_token, p.gpu_hours_for_budget};
+  return {p.index,
+          c.gpus,
+          c.tp,
+          c.cp,
+          c.pp,
+          c.dp,
+          c.ep,
+          static_cast<int>(c.schedule),
+          c.virtual_stages,
+          c.micro_batch_seqs,
+          c.micro_batches,
+          c.sequence_parallel,
+          c.zero_stage,
+          static_cast<int>(c.recompute),
+          c.mhc_block,
+          p.step_time_s,
+          p.tokens_per_s,
+          p.memory_per_gpu_bytes,
+          p.headroom_bytes,
+          p.mfu,
+          p.gpu_seconds_per_token,
+          p.gpu_hours_for_budget};
 }
 
 Priced priced_from(const nlohmann::json& j) {
@@ -52,9 +70,9 @@ std::vector<Priced> list_from(const nlohmann::json& a) {
 }  // namespace
 
 nlohmann::json to_json(const Partial& p) {
-  return {{"pruned", p.pruned.points},         {"dividing_points", p.dividing_points},
-          {"priced_points", p.priced_points},  {"top", list_json(p.top)},
-          {"memory_front", list_json(p.memory_front)}, {"gpu_front", list_json(p.gpu_front)}};
+  return {
+      {"pruned", p.pruned.points}, {"dividing_points", p.dividing_points},      {"priced_points", p.priced_points},
+      {"top", list_json(p.top)},   {"memory_front", list_json(p.memory_front)}, {"gpu_front", list_json(p.gpu_front)}};
 }
 
 Partial partial_from_json(const nlohmann::json& j) {
@@ -97,13 +115,13 @@ Partial gather(const Partial& mine, Objective o, int64_t top, const Ranks& r) {
     }
     all.resize(static_cast<size_t>(total));
   }
-  MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0,
-              MPI_COMM_WORLD);
+  MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
   if (r.rank != 0) return mine;
   Partial merged;
   for (size_t i = 0; i < lengths.size(); ++i)
-    merge(merged, partial_from_json(nlohmann::json::parse(all.substr(static_cast<size_t>(offsets[i]),
-                                                                     static_cast<size_t>(lengths[i])))),
+    merge(merged,
+          partial_from_json(
+              nlohmann::json::parse(all.substr(static_cast<size_t>(offsets[i]), static_cast<size_t>(lengths[i])))),
           o, top);
   return merged;
 #else

@@ -22,16 +22,37 @@ std::string mhc_block_name(int64_t b) {
 
 // The parameter columns and their cells, in Candidate's order: one list for the table and the JSON.
 std::vector<reports::Column> parameter_columns() {
-  return {{"gpus", "GPUs"},          {"tp", "TP"},   {"cp", "CP"},          {"pp", "PP"},
-          {"dp", "DP"},              {"ep", "EP"},   {"schedule", "schedule"}, {"virtual_stages", "v"},
-          {"micro_batch_seqs", "mb seqs"}, {"micro_batches", "micro-batches"}, {"sequence_parallel", "SP"},
-          {"zero_stage", "ZeRO"},    {"activation_recompute", "recompute"}, {"mhc_recompute_block", "mHC block"}};
+  return {{"gpus", "GPUs"},
+          {"tp", "TP"},
+          {"cp", "CP"},
+          {"pp", "PP"},
+          {"dp", "DP"},
+          {"ep", "EP"},
+          {"schedule", "schedule"},
+          {"virtual_stages", "v"},
+          {"micro_batch_seqs", "mb seqs"},
+          {"micro_batches", "micro-batches"},
+          {"sequence_parallel", "SP"},
+          {"zero_stage", "ZeRO"},
+          {"activation_recompute", "recompute"},
+          {"mhc_recompute_block", "mHC block"}};
 }
 
 std::vector<reports::Cell> parameter_cells(const Candidate& c) {
-  return {c.gpus, c.tp, c.cp, c.pp, c.dp, c.ep, std::string(to_string(c.schedule)), c.virtual_stages,
-          c.micro_batch_seqs, c.micro_batches, int64_t{c.sequence_parallel}, c.zero_stage,
-          std::string(to_string(c.recompute)), mhc_block_name(c.mhc_block)};
+  return {c.gpus,
+          c.tp,
+          c.cp,
+          c.pp,
+          c.dp,
+          c.ep,
+          std::string(to_string(c.schedule)),
+          c.virtual_stages,
+          c.micro_batch_seqs,
+          c.micro_batches,
+          int64_t{c.sequence_parallel},
+          c.zero_stage,
+          std::string(to_string(c.recompute)),
+          mhc_block_name(c.mhc_block)};
 }
 
 std::vector<reports::Column> metric_columns() {
@@ -64,8 +85,10 @@ Scenario confirmed_scenario(scenarios::ScenarioTemplate& tpl, const Scenario& ba
     s.calibration = base.calibration;
     return s;
   } catch (const InputError& e) {
-    throw std::logic_error(fmt::format("search let through a configuration the scenario validator refuses "
-                                       "({}): {}", differences(candidate_of(base), c), e.what()));
+    throw std::logic_error(
+        fmt::format("search let through a configuration the scenario validator refuses "
+                    "({}): {}",
+                    differences(candidate_of(base), c), e.what()));
   }
 }
 

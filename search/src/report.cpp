@@ -21,17 +21,18 @@ reports::Section headline(const Scenario& base, const SearchResult& r, const std
       {"gpus", "best: GPUs", best.candidate.gpus, "GPUs"}};
   if (shipped) {
     const double vb = objective_value(r.objective, best), vs = objective_value(r.objective, *shipped);
-    q.push_back({"shipped_tokens_per_s", "scenario's own layout: throughput", shipped->tokens_per_s, "M tokens/s",
-                 1e-6, 3});
-    q.push_back({"gain", fmt::format("best vs the scenario's layout ({})", objective_name(r.objective)),
-                 (vb - vs) / vs, "%", 100, 1});
+    q.push_back(
+        {"shipped_tokens_per_s", "scenario's own layout: throughput", shipped->tokens_per_s, "M tokens/s", 1e-6, 3});
+    q.push_back({"gain", fmt::format("best vs the scenario's layout ({})", objective_name(r.objective)), (vb - vs) / vs,
+                 "%", 100, 1});
   }
-  reports::Section sec{"Headline", {reports::QuantityList{fmt::format("{} at {} sequences per step", base.model.name,
-                                                                      r.global_batch_seqs),
-                                                          std::move(q)}}};
+  reports::Section sec{
+      "Headline",
+      {reports::QuantityList{fmt::format("{} at {} sequences per step", base.model.name, r.global_batch_seqs),
+                             std::move(q)}}};
   if (shipped)
-    sec.blocks.emplace_back(reports::Paragraph{
-        "The best layout differs from the scenario's in: " + differences(candidate_of(base), best.candidate)});
+    sec.blocks.emplace_back(reports::Paragraph{"The best layout differs from the scenario's in: " +
+                                               differences(candidate_of(base), best.candidate)});
   return sec;
 }
 
@@ -51,20 +52,22 @@ reports::LineChart front_chart(const std::string& title, reports::Axis x, const 
 }
 
 reports::Section fronts(const SearchResult& r) {
-  reports::Section sec{"Pareto fronts", {reports::Paragraph{
-      "Every point on a front is a configuration no other beats on both axes: more throughput needs more "
-      "memory per GPU (first plot) or more GPUs (second). The data of each plot is in its CSV."}}};
+  reports::Section sec{
+      "Pareto fronts",
+      {reports::Paragraph{
+          "Every point on a front is a configuration no other beats on both axes: more throughput needs more "
+          "memory per GPU (first plot) or more GPUs (second). The data of each plot is in its CSV."}}};
   const auto& f = r.found;
   if (!f.memory_front.empty())
-    sec.blocks.emplace_back(reports::figure(
-        "front_memory", "Throughput against memory per GPU: the layouts that buy speed with HBM.",
-        front_chart("Throughput vs memory per GPU", {"memory per GPU", "GiB", false, 1.0 / kGiB}, f.memory_front,
-                    [](const Priced& p) { return p.memory_per_gpu_bytes; })));
+    sec.blocks.emplace_back(
+        reports::figure("front_memory", "Throughput against memory per GPU: the layouts that buy speed with HBM.",
+                        front_chart("Throughput vs memory per GPU", {"memory per GPU", "GiB", false, 1.0 / kGiB},
+                                    f.memory_front, [](const Priced& p) { return p.memory_per_gpu_bytes; })));
   if (!f.gpu_front.empty())
     sec.blocks.emplace_back(reports::figure(
         "front_gpus", "Throughput against job size: what each step up in GPUs buys at the same global batch.",
-        front_chart("Throughput vs GPUs", {"GPUs", "GPUs", true},
-                    f.gpu_front, [](const Priced& p) { return static_cast<double>(p.candidate.gpus); })));
+        front_chart("Throughput vs GPUs", {"GPUs", "GPUs", true}, f.gpu_front,
+                    [](const Priced& p) { return static_cast<double>(p.candidate.gpus); })));
   return sec;
 }
 
@@ -72,11 +75,12 @@ reports::Section pruned(const SearchResult& r) {
   reports::Table t("points cut before pricing, per reason (in the order the rules apply)",
                    {{"reason", "reason"}, {"points", "points"}});
   for (size_t i = 0; i < kPruneReasons; ++i)
-    if (const int64_t n = r.found.pruned.points[i]; n > 0) t.add_row({std::string(prune_name(static_cast<Prune>(i))), n});
-  return {"Search space", {reports::Paragraph{fmt::format("{} points in the space, {} divide, {} priced.",
-                                                          r.space_points, r.found.dividing_points,
-                                                          r.found.priced_points)},
-                           std::move(t)}};
+    if (const int64_t n = r.found.pruned.points[i]; n > 0)
+      t.add_row({std::string(prune_name(static_cast<Prune>(i))), n});
+  return {"Search space",
+          {reports::Paragraph{fmt::format("{} points in the space, {} divide, {} priced.", r.space_points,
+                                          r.found.dividing_points, r.found.priced_points)},
+           std::move(t)}};
 }
 
 }  // namespace

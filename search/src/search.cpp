@@ -88,28 +88,31 @@ struct Share {
     std::vector<Priced> batch;
     int64_t index = 0;
     PruneCounts walk;
-    enumerate(base, axes, o.limits, [&](const Candidate& c) {
-      const int64_t i = index++;
-      if ((i / kChunk) % count != id) return;
-      ++result.dividing_points;
-      apply(c, s);
-      const auto capacity = sweep::capacity(s);
-      if (!capacity.infeasible_reason.empty()) {
-        ++result.pruned[Prune::Memory];
-      } else if (hbm - capacity.memory_per_gpu_bytes < o.min_headroom_bytes) {
-        ++result.pruned[Prune::Headroom];
-      } else if (auto pt = priced(s, c, capacity.memory_per_gpu_bytes, i);
-                 o.max_cost_usd > 0 && pt.gpu_hours_for_budget * s.hardware.price_per_gpu_hour > o.max_cost_usd) {
-        ++result.pruned[Prune::Budget];
-      } else {
-        batch.push_back(std::move(pt));
-        ++result.priced_points;
-      }
-      if (i % kChunk == kChunk - 1) {
-        if (!batch.empty()) fold(result, batch, o.objective, o.top);
-        done.fetch_add(kChunk, std::memory_order_relaxed);
-      }
-    }, walk);
+    enumerate(
+        base, axes, o.limits,
+        [&](const Candidate& c) {
+          const int64_t i = index++;
+          if ((i / kChunk) % count != id) return;
+          ++result.dividing_points;
+          apply(c, s);
+          const auto capacity = sweep::capacity(s);
+          if (!capacity.infeasible_reason.empty()) {
+            ++result.pruned[Prune::Memory];
+          } else if (hbm - capacity.memory_per_gpu_bytes < o.min_headroom_bytes) {
+            ++result.pruned[Prune::Headroom];
+          } else if (auto pt = priced(s, c, capacity.memory_per_gpu_bytes, i);
+                     o.max_cost_usd > 0 && pt.gpu_hours_for_budget * s.hardware.price_per_gpu_hour > o.max_cost_usd) {
+            ++result.pruned[Prune::Budget];
+          } else {
+            batch.push_back(std::move(pt));
+            ++result.priced_points;
+          }
+          if (i % kChunk == kChunk - 1) {
+            if (!batch.empty()) fold(result, batch, o.objective, o.top);
+            done.fetch_add(kChunk, std::memory_order_relaxed);
+          }
+        },
+        walk);
     if (!batch.empty()) fold(result, batch, o.objective, o.top);
     if (id == 0) result.pruned += walk;
   }
@@ -135,12 +138,19 @@ Partial run_threads(const Scenario& base, const SearchOptions& o, const Axes& ax
   std::vector<std::thread> pool;
   std::atomic<int> running{threads};
   for (int t = 1; t < threads; ++t)
-    pool.emplace_back([&, t] { body(shares[static_cast<size_t>(t)]); running.fetch_sub(1); });
+    pool.emplace_back([&, t] {
+      body(shares[static_cast<size_t>(t)]);
+      running.fetch_sub(1);
+    });
   if (o.progress) {
     int64_t total = 0;
     PruneCounts ignored;
-    enumerate(base, axes, o.limits, [&](const Candidate&) { ++total; }, ignored);
-    std::thread first([&] { body(shares[0]); running.fetch_sub(1); });
+    enumerate(
+        base, axes, o.limits, [&](const Candidate&) { ++total; }, ignored);
+    std::thread first([&] {
+      body(shares[0]);
+      running.fetch_sub(1);
+    });
     while (running.load() > 0) {
       o.progress(std::min(done.load() * workers, total), total);
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -160,36 +170,43 @@ Partial run_threads(const Scenario& base, const SearchOptions& o, const Axes& ax
 }  // namespace
 
 Objective parse_objective(const std::string& name) {
-  for (const Objective o : {Objective::TokensPerSecond, Objective::CostPerToken, Objective::StepTime,
-                            Objective::MemoryHeadroom})
+  for (const Objective o :
+       {Objective::TokensPerSecond, Objective::CostPerToken, Objective::StepTime, Objective::MemoryHeadroom})
     if (objective_name(o) == name) return o;
   throw InputError("--objective", fmt::format("unknown objective '{}' (expected one of tokens_per_s, "
-                                              "cost_per_token, step_time, memory_headroom)", name));
+                                              "cost_per_token, step_time, memory_headroom)",
+                                              name));
 }
 
 std::string_view objective_name(Objective o) {
   switch (o) {
-    case Objective::TokensPerSecond: return "tokens_per_s";
-    case Objective::CostPerToken: return "cost_per_token";
-    case Objective::StepTime: return "step_time";
-    case Objective::MemoryHeadroom: return "memory_headroom";
+    case Objective::TokensPerSecond:
+      return "tokens_per_s";
+    case Objective::CostPerToken:
+      return "cost_per_token";
+    case Objective::StepTime:
+      return "step_time";
+    case Objective::MemoryHeadroom:
+      return "memory_headroom";
   }
   return "?";
 }
 
 double objective_value(Objective o, const Priced& p) {
   switch (o) {
-    case Objective::TokensPerSecond: return p.tokens_per_s;
-    case Objective::CostPerToken: return p.gpu_seconds_per_token;
-    case Objective::StepTime: return p.step_time_s;
-    case Objective::MemoryHeadroom: return p.headroom_bytes;
+    case Objective::TokensPerSecond:
+      return p.tokens_per_s;
+    case Objective::CostPerToken:
+      return p.gpu_seconds_per_token;
+    case Objective::StepTime:
+      return p.step_time_s;
+    case Objective::MemoryHeadroom:
+      return p.headroom_bytes;
   }
   return 0;
 }
 
-bool higher_is_better(Objective o) {
-  return o == Objective::TokensPerSecond || o == Objective::MemoryHeadroom;
-}
+bool higher_is_better(Objective o) { return o == Objective::TokensPerSecond || o == Objective::MemoryHeadroom; }
 
 bool better(Objective o, const Priced& a, const Priced& b) {
   const double va = objective_value(o, a), vb = objective_value(o, b);
@@ -230,21 +247,21 @@ SearchResult run_search(const Scenario& base, const SearchOptions& o) {
 void require_ranked(const SearchResult& r, const SearchOptions& o) {
   if (!r.found.top.empty()) return;
   const auto& p = r.found.pruned;
-  const char* key = p[Prune::Budget] > 0     ? "--max-cost-usd"
-                    : p[Prune::Headroom] > 0 ? "--min-headroom-gib"
-                    : p[Prune::MaxGpus] > 0 && p.total() == p[Prune::MaxGpus] ? "--max-gpus"
+  const char* key = p[Prune::Budget] > 0                                                     ? "--max-cost-usd"
+                    : p[Prune::Headroom] > 0                                                 ? "--min-headroom-gib"
+                    : p[Prune::MaxGpus] > 0 && p.total() == p[Prune::MaxGpus]                ? "--max-gpus"
                     : p[Prune::BatchSplit] + p[Prune::Schedule] > 0 && p[Prune::Memory] == 0 ? "--global-batch"
                                                                                              : "--gpus";
-  throw InputError(key, fmt::format("no configuration meets the objective {} and constraints (global batch {} "
-                                    "sequences{}{}{}): {} points, pruned {}",
-                                    objective_name(o.objective), o.limits.global_batch_seqs,
-                                    o.limits.max_gpus > 0 ? fmt::format(", at most {} GPUs", o.limits.max_gpus) : "",
-                                    o.min_headroom_bytes > 0
-                                        ? fmt::format(", {:.1f} GiB headroom", o.min_headroom_bytes / kGiB)
-                                        : std::string(),
-                                    o.max_cost_usd > 0 ? fmt::format(", at most {:.0f} USD for the token budget", o.max_cost_usd)
-                                                       : std::string(),
-                                    r.space_points, p.summary()));
+  throw InputError(
+      key,
+      fmt::format(
+          "no configuration meets the objective {} and constraints (global batch {} "
+          "sequences{}{}{}): {} points, pruned {}",
+          objective_name(o.objective), o.limits.global_batch_seqs,
+          o.limits.max_gpus > 0 ? fmt::format(", at most {} GPUs", o.limits.max_gpus) : "",
+          o.min_headroom_bytes > 0 ? fmt::format(", {:.1f} GiB headroom", o.min_headroom_bytes / kGiB) : std::string(),
+          o.max_cost_usd > 0 ? fmt::format(", at most {:.0f} USD for the token budget", o.max_cost_usd) : std::string(),
+          r.space_points, p.summary()));
 }
 
 std::optional<Priced> price(const Scenario& s, const Candidate& c) {

@@ -14,8 +14,8 @@ namespace {
 constexpr int64_t kMaxMicroBatches = int64_t{1} << 20;
 
 constexpr std::array<std::string_view, kPruneReasons> kNames = {
-    "max_gpus",  "tp_heads",    "cp_sequence", "pp_layers",    "gpu_split",       "ep_split", "stage_split",
-    "batch_split", "schedule", "sp_without_tp", "zero_without_dp", "mhc_block", "memory",   "headroom", "budget"};
+    "max_gpus", "tp_heads",      "cp_sequence",     "pp_layers", "gpu_split", "ep_split", "stage_split", "batch_split",
+    "schedule", "sp_without_tp", "zero_without_dp", "mhc_block", "memory",    "headroom", "budget"};
 
 std::vector<int64_t> divisors(int64_t n) {
   std::vector<int64_t> d;
@@ -72,17 +72,33 @@ struct Walk {
     Candidate c;
     c.gpus = gpus;
     for (const int64_t tp : d) {
-      if (base.model.heads % tp != 0) { cut(Prune::TpHeads, below_tp); continue; }
+      if (base.model.heads % tp != 0) {
+        cut(Prune::TpHeads, below_tp);
+        continue;
+      }
       c.tp = tp;
       for (const int64_t cp : d) {
-        if (cp > 1 && base.workload.seq_len % (2 * cp) != 0) { cut(Prune::CpSequence, below_cp); continue; }
+        if (cp > 1 && base.workload.seq_len % (2 * cp) != 0) {
+          cut(Prune::CpSequence, below_cp);
+          continue;
+        }
         c.cp = cp;
         for (const int64_t pp : d) {
-          if (pp > base.model.layers) { cut(Prune::PpLayers, below_pp); continue; }
-          if (gpus % (tp * cp * pp) != 0) { cut(Prune::GpuSplit, below_pp); continue; }
+          if (pp > base.model.layers) {
+            cut(Prune::PpLayers, below_pp);
+            continue;
+          }
+          if (gpus % (tp * cp * pp) != 0) {
+            cut(Prune::GpuSplit, below_pp);
+            continue;
+          }
           c.pp = pp;
           c.dp = gpus / (tp * cp * pp);
-          if (!moe) { c.ep = 1; schedules_of(c); continue; }
+          if (!moe) {
+            c.ep = 1;
+            schedules_of(c);
+            continue;
+          }
           for (const int64_t ep : d) {
             const int64_t slots = base.model.routed_experts + base.parallel.redundant_experts;
             if (ep > base.model.routed_experts || slots % ep != 0 || (c.dp * tp) % ep != 0) {
@@ -103,7 +119,10 @@ struct Walk {
         cut(Prune::StageSplit, below_sched);
         continue;
       }
-      if (o.schedule == Schedule::DualPipe && c.pp % 2 != 0) { cut(Prune::Schedule, below_sched); continue; }
+      if (o.schedule == Schedule::DualPipe && c.pp % 2 != 0) {
+        cut(Prune::Schedule, below_sched);
+        continue;
+      }
       c.schedule = o.schedule;
       c.virtual_stages = o.virtual_stages;
       for (const int64_t mbs : axes.micro_batch_seqs) micro_batches_of(c, mbs);
@@ -122,21 +141,29 @@ struct Walk {
     c.micro_batch_seqs = mbs;
     c.micro_batches = m;
     // Layers per chunk, and the mHC sub-layers (attention and MLP) a recompute block may span.
-    const int64_t mhc_sublayers =
-        2 * (stage_layers / (c.pp * stages_per_rank(c.schedule, c.virtual_stages)));
-    const auto below_sp = static_cast<int64_t>(axes.zero_stages.size() * axes.recompute.size() *
-                                               axes.mhc_blocks.size());
+    const int64_t mhc_sublayers = 2 * (stage_layers / (c.pp * stages_per_rank(c.schedule, c.virtual_stages)));
+    const auto below_sp =
+        static_cast<int64_t>(axes.zero_stages.size() * axes.recompute.size() * axes.mhc_blocks.size());
     const auto below_zero = static_cast<int64_t>(axes.recompute.size() * axes.mhc_blocks.size());
     for (const bool sp : {false, true}) {
-      if (sp && c.tp == 1) { cut(Prune::SpWithoutTp, below_sp); continue; }
+      if (sp && c.tp == 1) {
+        cut(Prune::SpWithoutTp, below_sp);
+        continue;
+      }
       c.sequence_parallel = sp;
       for (const int64_t zero : axes.zero_stages) {
-        if (zero > 0 && c.dp == 1) { cut(Prune::ZeroWithoutDp, below_zero); continue; }
+        if (zero > 0 && c.dp == 1) {
+          cut(Prune::ZeroWithoutDp, below_zero);
+          continue;
+        }
         c.zero_stage = zero;
         for (const auto rc : axes.recompute) {
           c.recompute = rc;
           for (const int64_t block : axes.mhc_blocks) {
-            if (block > mhc_sublayers) { cut(Prune::MhcBlock, 1); continue; }
+            if (block > mhc_sublayers) {
+              cut(Prune::MhcBlock, 1);
+              continue;
+            }
             c.mhc_block = block;
             visit(c);
           }
@@ -194,9 +221,9 @@ int64_t scenario_global_batch(const Scenario& s) {
 }
 
 int64_t space_size(const Scenario& base, const Axes& axes) {
-  const auto per_layout = static_cast<int64_t>(schedule_options(axes).size() * axes.micro_batch_seqs.size() * 2 *
-                                               axes.zero_stages.size() * axes.recompute.size() *
-                                               axes.mhc_blocks.size());
+  const auto per_layout =
+      static_cast<int64_t>(schedule_options(axes).size() * axes.micro_batch_seqs.size() * 2 * axes.zero_stages.size() *
+                           axes.recompute.size() * axes.mhc_blocks.size());
   int64_t n = 0;
   for (const int64_t g : axes.gpus) {
     const auto nd = static_cast<int64_t>(divisors(g).size());
@@ -208,8 +235,11 @@ int64_t space_size(const Scenario& base, const Axes& axes) {
 void enumerate(const Scenario& base, const Axes& axes, const SpaceLimits& limits,
                const std::function<void(const Candidate&)>& visit, PruneCounts& pruned) {
   require(limits.global_batch_seqs > 0, "workload.global_batch_seqs", "search needs a global batch (expected > 0)");
-  Walk w{base, axes, limits, visit, pruned, schedule_options(axes), 0, 0, 0,
-         base.model.layers + base.parallel.extra_stage_layers};
+  Walk w{base,   axes,
+         limits, visit,
+         pruned, schedule_options(axes),
+         0,      0,
+         0,      base.model.layers + base.parallel.extra_stage_layers};
   w.below_mbs = static_cast<int64_t>(2 * axes.zero_stages.size() * axes.recompute.size() * axes.mhc_blocks.size());
   w.below_sched = static_cast<int64_t>(axes.micro_batch_seqs.size()) * w.below_mbs;
   w.below_ep = static_cast<int64_t>(w.schedules.size()) * w.below_sched;
@@ -264,7 +294,9 @@ std::string differences(const Candidate& a, const Candidate& b) {
     if (x != y) out += fmt::format("{}{} {}->{}", out.empty() ? "" : ", ", key, x, y);
   };
   auto block = [](int64_t v) {
-    return v == kMhcRecomputeOff ? std::string("off") : v == kMhcRecomputeOptimal ? std::string("opt") : std::to_string(v);
+    return v == kMhcRecomputeOff       ? std::string("off")
+           : v == kMhcRecomputeOptimal ? std::string("opt")
+                                       : std::to_string(v);
   };
   add("gpus", a.gpus, b.gpus);
   add("tp", a.tp, b.tp);

@@ -13,7 +13,8 @@ bool meets_slos(const ServingResult& r, double slo_ttft_s, double slo_tpot_s) {
 
 MaxRate search_max_rate(const std::function<ServingResult(double)>& run, double slo_ttft_s, double slo_tpot_s,
                         double start_rate_per_s, double relative_tolerance) {
-  require(slo_ttft_s > 0 || slo_tpot_s > 0, "--max-rate", "needs an SLO to meet (expected --slo-ttft and/or --slo-tpot)");
+  require(slo_ttft_s > 0 || slo_tpot_s > 0, "--max-rate",
+          "needs an SLO to meet (expected --slo-ttft and/or --slo-tpot)");
   require(start_rate_per_s > 0, "--rate", "must be > 0");
   constexpr int kMaxRuns = 64;  // 2^30 of range and ~20 bisections fit with room to spare
   MaxRate m;

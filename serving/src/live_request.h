@@ -15,9 +15,9 @@ struct Live {
                               // preemption input + generated (vLLM's recompute)
   int32_t cached = 0;         // tokens with KV in this replica's cache
   int32_t generated = 0;
-  int32_t blocks = 0;         // KV blocks held
-  int32_t scheduled = 0;      // tokens in the current iteration (a chunk, or 1 decode token)
-  int32_t line = 0;           // request file line, for errors
+  int32_t blocks = 0;     // KV blocks held
+  int32_t scheduled = 0;  // tokens in the current iteration (a chunk, or 1 decode token)
+  int32_t line = 0;       // request file line, for errors
   bool prefill_done() const { return cached >= prompt; }
 };
 

@@ -15,8 +15,8 @@ int64_t LengthDistribution::max_tokens() const {
   return std::max<int64_t>(1, std::llround(cap));
 }
 
-PoissonSource::PoissonSource(double rate_per_s, int64_t count, LengthDistribution input,
-                             LengthDistribution output, uint64_t seed)
+PoissonSource::PoissonSource(double rate_per_s, int64_t count, LengthDistribution input, LengthDistribution output,
+                             uint64_t seed)
     : rate_per_s_(rate_per_s), count_(count), input_(input), output_(output), rng_(seed) {
   require(std::isfinite(rate_per_s) && rate_per_s > 0, "--rate", "must be a number > 0 (requests/s)");
   require(count >= 1, "--requests", "must be >= 1");
@@ -46,9 +46,7 @@ std::optional<Request> PoissonSource::next() {
   return r;
 }
 
-std::string PoissonSource::describe() const {
-  return fmt::format("Poisson process at {:.6g} requests/s", rate_per_s_);
-}
+std::string PoissonSource::describe() const { return fmt::format("Poisson process at {:.6g} requests/s", rate_per_s_); }
 
 int64_t PoissonSource::max_request_tokens() const { return input_.max_tokens() + output_.max_tokens(); }
 

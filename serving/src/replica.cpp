@@ -40,8 +40,7 @@ void Replica::preempt_last() {
 // KV that arrived from a prefill replica joins the running set as soon as its blocks fit, to
 // decode in this very iteration.
 void Replica::admit_decode_ready() {
-  while (!waiting_.empty() && waiting_.front().cached > 0 &&
-         static_cast<int64_t>(running_.size()) < max_batch_seqs_) {
+  while (!waiting_.empty() && waiting_.front().cached > 0 && static_cast<int64_t>(running_.size()) < max_batch_seqs_) {
     Live& r = waiting_.front();
     const int64_t reserve = running_.empty() ? 0 : watermark_blocks_;
     if (blocks_for(r.cached) + reserve > free_blocks_) break;

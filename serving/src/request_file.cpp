@@ -98,7 +98,8 @@ double json_number(const nlohmann::json& j, const char* key, const Where& w) {
 
 int64_t json_tokens(const nlohmann::json& j, const char* key, const Where& w) {
   const double v = json_number(j, key, w);
-  if (v != std::floor(v) || std::abs(v) > 1e15) w.fail(key, fmt::format("{} is not an integer (expected tokens >= 1)", v));
+  if (v != std::floor(v) || std::abs(v) > 1e15)
+    w.fail(key, fmt::format("{} is not an integer (expected tokens >= 1)", v));
   return static_cast<int64_t>(v);
 }
 }  // namespace
@@ -112,7 +113,8 @@ RequestFile::RequestFile(const std::filesystem::path& path) : path_(path), in_(p
   const auto start = in_.tellg();
   const int start_line = line_;
   const auto first = next_line();
-  if (!first) throw InputError("--requests-file", "no request in the file (expected a header and requests)", {path.string(), 0});
+  if (!first)
+    throw InputError("--requests-file", "no request in the file (expected a header and requests)", {path.string(), 0});
   if (!csv && !jsonl_) jsonl_ = first->front() == '{';
   if (jsonl_) {
     in_.clear();
@@ -148,7 +150,8 @@ std::optional<Request> RequestFile::next() {
     try {
       j = nlohmann::json::parse(*line);
     } catch (const nlohmann::json::parse_error&) {
-      w.fail("line", "not a JSON object (expected {\"arrival_s\": ..., \"input_tokens\": ..., \"output_tokens\": ...})");
+      w.fail("line",
+             "not a JSON object (expected {\"arrival_s\": ..., \"input_tokens\": ..., \"output_tokens\": ...})");
     }
     if (!j.is_object()) w.fail("line", "not a JSON object");
     r.arrival_s = json_number(j, kArrival, w);

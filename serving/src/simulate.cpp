@@ -80,9 +80,15 @@ class Engine {
       const Event e = events_.pop();
       metrics_.advance(e.time_s, in_system_, used_blocks_);
       switch (e.kind) {
-        case EventKind::Arrival: on_arrival(e.time_s); break;
-        case EventKind::IterationEnd: on_iteration_end(e.time_s, e.target); break;
-        case EventKind::KvTransferDone: on_transfer_done(e.time_s, e.target); break;
+        case EventKind::Arrival:
+          on_arrival(e.time_s);
+          break;
+        case EventKind::IterationEnd:
+          on_iteration_end(e.time_s, e.target);
+          break;
+        case EventKind::KvTransferDone:
+          on_transfer_done(e.time_s, e.target);
+          break;
       }
     }
     int64_t gpus = 0;

@@ -28,7 +28,8 @@ bool leading_number(std::string_view text, double& value, std::string_view& rest
 double parse_duration(std::string_view text, const std::string& flag) {
   double value = 0;
   std::string_view unit;
-  if (!leading_number(text, value, unit)) throw InputError(flag, fmt::format("'{}' is not a duration ({})", text, kExpected));
+  if (!leading_number(text, value, unit))
+    throw InputError(flag, fmt::format("'{}' is not a duration ({})", text, kExpected));
   if (unit.empty()) throw InputError(flag, fmt::format("'{}' has no unit ({})", text, kExpected));
   for (const auto& [name, seconds] : kUnits) {
     if (unit != name) continue;
@@ -44,7 +45,8 @@ double parse_positive(std::string_view text, const std::string& flag) {
   std::string_view rest;
   if (!leading_number(text, value, rest) || !rest.empty())
     throw InputError(flag, fmt::format("'{}' is not a number (expected a number > 0)", text));
-  if (!std::isfinite(value) || value <= 0) throw InputError(flag, fmt::format("'{}' is not > 0 (expected a number > 0)", text));
+  if (!std::isfinite(value) || value <= 0)
+    throw InputError(flag, fmt::format("'{}' is not > 0 (expected a number > 0)", text));
   return value;
 }
 
@@ -61,7 +63,8 @@ int64_t parse_count(std::string_view text, const std::string& flag, int64_t mini
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() || text.empty())
     throw InputError(flag, fmt::format("'{}' is not an integer (expected an integer >= {})", text, minimum));
-  if (value < minimum) throw InputError(flag, fmt::format("{} is too small (expected an integer >= {})", value, minimum));
+  if (value < minimum)
+    throw InputError(flag, fmt::format("{} is too small (expected an integer >= {})", value, minimum));
   return value;
 }
 

@@ -57,8 +57,7 @@ void engine_only(benchmark::State& state, ScheduleSpec s) {
     timed_events += timed_ops;
     benchmark::DoNotOptimize(t.makespan_seconds);
   }
-  state.counters["events_per_second"] =
-      benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+  state.counters["events_per_second"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
   state.counters["timed_events_per_second"] =
       benchmark::Counter(static_cast<double>(timed_events), benchmark::Counter::kIsRate);
   state.counters["ops"] = static_cast<double>(graph.op_count());
@@ -71,8 +70,7 @@ void whole_step(benchmark::State& state, ScheduleSpec s) {
     events += sim.stats.events;
     benchmark::DoNotOptimize(sim.stats.step_seconds);
   }
-  state.counters["events_per_second"] =
-      benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+  state.counters["events_per_second"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
 }
 
 void BM_EngineDeepSeekV3(benchmark::State& st) { engine_only(st, spec(Schedule::DualPipe, 16, 120)); }

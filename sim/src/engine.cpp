@@ -28,12 +28,12 @@ constexpr int32_t kNoOp = -1;
 constexpr size_t kInlineSuccessors = 2;
 
 struct OpState {
-  double time_seconds;     // the op's duration until it starts, then its start time
-  int32_t pending;         // predecessors not yet finished
+  double time_seconds;  // the op's duration until it starts, then its start time
+  int32_t pending;      // predecessors not yet finished
   int32_t stream;
-  int32_t next_in_stream;  // the op its stream runs after it, kNoOp for the last
+  int32_t next_in_stream;           // the op its stream runs after it, kNoOp for the last
   int32_t succ[kInlineSuccessors];  // kNoOp where absent
-  int32_t more_succ;       // index into more_succ_ of the further successors, or kNoOp
+  int32_t more_succ;                // index into more_succ_ of the further successors, or kNoOp
 };
 static_assert(sizeof(OpState) == 32);
 
@@ -56,8 +56,7 @@ void check_graph(const OpGraph& g) {
     const auto b = static_cast<size_t>(g.stream_begin[s]), e = static_cast<size_t>(g.stream_begin[s + 1]);
     for (size_t i = b + 1; i < e; ++i)
       if (g.stream_ops[i] <= g.stream_ops[i - 1])
-        throw std::logic_error("op graph: stream " + std::to_string(s) +
-                               " does not run its ops in increasing id");
+        throw std::logic_error("op graph: stream " + std::to_string(s) + " does not run its ops in increasing id");
   }
 }
 
@@ -159,8 +158,7 @@ class Engine {
     for (int32_t next : o.succ)
       if (next != kNoOp) release(next, now);
     if (o.more_succ == kNoOp) return;
-    for (auto k = static_cast<size_t>(o.more_succ); more_succ_[k] != kNoOp; ++k)
-      release(more_succ_[k], now);
+    for (auto k = static_cast<size_t>(o.more_succ); more_succ_[k] != kNoOp; ++k) release(more_succ_[k], now);
   }
 
   void release(int32_t op, double now) {

@@ -11,8 +11,8 @@ namespace {
 // Splits stream st's ops into compute and communication spans (step_terms.h), keeping both
 // lists sorted: a stream runs its ops one at a time and in order, so its own spans come sorted
 // and only need merging in. The gradient sync is summed apart.
-void add_stream(const OpGraph& g, const Timeline& t, int32_t st, std::vector<Span>& compute,
-                std::vector<Span>& comm, double& grad_sync_seconds) {
+void add_stream(const OpGraph& g, const Timeline& t, int32_t st, std::vector<Span>& compute, std::vector<Span>& comm,
+                double& grad_sync_seconds) {
   const auto compute_mid = static_cast<std::ptrdiff_t>(compute.size());
   const auto comm_mid = static_cast<std::ptrdiff_t>(comm.size());
   for (int32_t i = g.stream_begin[static_cast<size_t>(st)]; i < g.stream_begin[static_cast<size_t>(st) + 1]; ++i) {
@@ -89,8 +89,8 @@ StepStats summarize(const OpGraph& g, const Timeline& t) {
     rs.compute_busy_seconds = merge_sorted_spans(compute);
     rs.comm_busy_seconds = merge_sorted_spans(comm);
     rs.exposed_comm_seconds = rs.comm_busy_seconds - intersection_seconds(compute, comm);
-    rs.bubble_seconds = std::max(0.0, s.step_seconds - rs.compute_busy_seconds - rs.exposed_comm_seconds -
-                                          rs.grad_sync_seconds);
+    rs.bubble_seconds =
+        std::max(0.0, s.step_seconds - rs.compute_busy_seconds - rs.exposed_comm_seconds - rs.grad_sync_seconds);
     if (s.step_seconds > 0) {
       rs.bubble_fraction = rs.bubble_seconds / s.step_seconds;
       rs.compute_utilization = rs.compute_busy_seconds / s.step_seconds;

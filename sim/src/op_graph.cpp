@@ -45,8 +45,7 @@ Chain forward_chain(const PhasePrices& c) {
   } else {
     ch.add(Piece::Whole, StreamKind::Compute, c.attn_forward_seconds + c.mlp_forward_seconds);
   }
-  if (c.mhc_post_forward_seconds > 0)
-    ch.add(Piece::MhcPost, StreamKind::HighPriority, c.mhc_post_forward_seconds);
+  if (c.mhc_post_forward_seconds > 0) ch.add(Piece::MhcPost, StreamKind::HighPriority, c.mhc_post_forward_seconds);
   return ch;
 }
 
@@ -57,8 +56,7 @@ Chain backward_chain(const PhasePrices& c, bool with_weight) {
   ch.unit = with_weight ? UnitKind::Backward : UnitKind::BackwardInput;
   ch.a2a = c.has_a2a();
   const double mlp = c.mlp_backward_input_seconds + (with_weight ? c.mlp_backward_weight_seconds : 0);
-  const double attn =
-      c.attn_backward_input_seconds + (with_weight ? c.attn_backward_weight_seconds : 0);
+  const double attn = c.attn_backward_input_seconds + (with_weight ? c.attn_backward_weight_seconds : 0);
   if (ch.a2a) {
     ch.add_a2a(Piece::Combine, c.combine_seconds, c.a2a_overlap);
     ch.add(Piece::Mlp, StreamKind::Compute, mlp);
@@ -80,8 +78,7 @@ Chain weight_chain(const PhasePrices& c) {
 // The chains of one stage's price list.
 struct StageChains {
   explicit StageChains(const PhasePrices& p)
-      : fwd(forward_chain(p)), bwd(backward_chain(p, true)), bwd_in(backward_chain(p, false)),
-        wgt(weight_chain(p)) {}
+      : fwd(forward_chain(p)), bwd(backward_chain(p, true)), bwd_in(backward_chain(p, false)), wgt(weight_chain(p)) {}
   Chain fwd, bwd, bwd_in, wgt;
 };
 
@@ -106,11 +103,9 @@ class Builder {
     const Layout& l = prog.layout;
     g_.layout = l;
     g_.streams = l.ranks * kStreamsPerRank;
-    for (int32_t h = 0; h < l.hops; ++h)
-      g_.activation_bytes_per_stage.push_back(prices_of(h).activation_bytes);
+    for (int32_t h = 0; h < l.hops; ++h) g_.activation_bytes_per_stage.push_back(prices_of(h).activation_bytes);
     const size_t units = static_cast<size_t>(l.micro_batches) * static_cast<size_t>(l.hops);
-    for (auto* v : {&f_first_, &f_last_, &f_out_, &b_first_, &b_last_, &b_out_, &w_first_})
-      v->assign(units, kNone);
+    for (auto* v : {&f_first_, &f_last_, &f_out_, &b_first_, &b_last_, &b_out_, &w_first_}) v->assign(units, kNone);
     const size_t approx_ops = units * 12;
     g_.stream.reserve(approx_ops);
     g_.duration_seconds.reserve(approx_ops);
@@ -193,22 +188,30 @@ class Builder {
     flush_serialised(rank, c);
     const size_t u = unit(c.mb, c.hop);
     switch (c.ch.unit) {
-      case UnitKind::Forward: f_first_[u] = c.first; f_last_[u] = f_out_[u] = c.prev; break;
+      case UnitKind::Forward:
+        f_first_[u] = c.first;
+        f_last_[u] = f_out_[u] = c.prev;
+        break;
       case UnitKind::Backward:
-      case UnitKind::BackwardInput: b_first_[u] = c.first; b_last_[u] = b_out_[u] = c.prev; break;
-      case UnitKind::Weight: w_first_[u] = c.first; break;
+      case UnitKind::BackwardInput:
+        b_first_[u] = c.first;
+        b_last_[u] = b_out_[u] = c.prev;
+        break;
+      case UnitKind::Weight:
+        w_first_[u] = c.first;
+        break;
       case UnitKind::Transfer:
       case UnitKind::Sync:
-      case UnitKind::GradSync: break;
+      case UnitKind::GradSync:
+        break;
     }
   }
 
   // A transfer costs what the producing stage sends.
   int32_t transfer(int32_t rank, int32_t dst, int32_t after, int32_t mb, int32_t hop) {
-    const StreamKind link =
-        dst == (rank + 1) % prog_.layout.ranks ? StreamKind::PpSendNext : StreamKind::PpSendPrev;
-    const int32_t t = add_op(rank, link, prices_of(hop).pp_send_seconds,
-                             {UnitKind::Transfer, Piece::Send, false, mb, hop});
+    const StreamKind link = dst == (rank + 1) % prog_.layout.ranks ? StreamKind::PpSendNext : StreamKind::PpSendPrev;
+    const int32_t t =
+        add_op(rank, link, prices_of(hop).pp_send_seconds, {UnitKind::Transfer, Piece::Send, false, mb, hop});
     edges_.emplace_back(after, t);
     return t;
   }
@@ -237,8 +240,8 @@ class Builder {
 
   // F&B: the compute of each chain is placed between the all-to-alls of the other
   // (B.combine | F.attn, F.dispatch | B.mlp, B.dispatch | F.mlp, F.combine | B.attn).
-  void pair(int32_t rank, const Chain& f, int32_t fmb, int32_t fhop, const Chain& b,
-            int32_t bmb, int32_t bhop, bool send) {
+  void pair(int32_t rank, const Chain& f, int32_t fmb, int32_t fhop, const Chain& b, int32_t bmb, int32_t bhop,
+            bool send) {
     const std::string_view order = f.a2a || b.a2a ? "BFFBBFFB" : "FB";
     Cursor fc{f, fmb, fhop}, bc{b, bmb, bhop};
     for (char c : order) {
@@ -256,20 +259,36 @@ class Builder {
 
   void action(int32_t r, const Action& a) {
     switch (a.kind) {
-      case ActionKind::Compute: slot(r, prog_.slots[static_cast<size_t>(a.slot)], false); break;
-      case ActionKind::PostSend: post_send(r, a); break;
-      case ActionKind::PostRecv: post_recv(r, a); break;
-      case ActionKind::Commit: commit(r); break;
+      case ActionKind::Compute:
+        slot(r, prog_.slots[static_cast<size_t>(a.slot)], false);
+        break;
+      case ActionKind::PostSend:
+        post_send(r, a);
+        break;
+      case ActionKind::PostRecv:
+        post_recv(r, a);
+        break;
+      case ActionKind::Commit:
+        commit(r);
+        break;
     }
   }
 
   void slot(int32_t r, const Slot& s, bool auto_send) {
     const StageChains& c = chains(s.hop);
     switch (s.kind) {
-      case SlotKind::Forward: single(r, c.fwd, s.mb, s.hop, auto_send); break;
-      case SlotKind::Backward: single(r, c.bwd, s.mb, s.hop, auto_send); break;
-      case SlotKind::BackwardInput: single(r, c.bwd_in, s.mb, s.hop, auto_send); break;
-      case SlotKind::Weight: single(r, c.wgt, s.mb, s.hop, auto_send); break;
+      case SlotKind::Forward:
+        single(r, c.fwd, s.mb, s.hop, auto_send);
+        break;
+      case SlotKind::Backward:
+        single(r, c.bwd, s.mb, s.hop, auto_send);
+        break;
+      case SlotKind::BackwardInput:
+        single(r, c.bwd_in, s.mb, s.hop, auto_send);
+        break;
+      case SlotKind::Weight:
+        single(r, c.wgt, s.mb, s.hop, auto_send);
+        break;
       case SlotKind::ForwardBackward:
         pair(r, c.fwd, s.mb, s.hop, chains(s.hop2).bwd, s.mb2, s.hop2, auto_send);
         break;
@@ -282,8 +301,8 @@ class Builder {
     std::array<int32_t, kStreamsPerRank> last{};
     for (int32_t k = 0; k < kStreamsPerRank; ++k)
       last[static_cast<size_t>(k)] = last_on_stream_[static_cast<size_t>(rank * kStreamsPerRank + k)];
-    const int32_t op = add_op(rank, StreamKind::Compute, prices_.grad_sync_seconds,
-                              {UnitKind::GradSync, Piece::Whole, false, 0, 0});
+    const int32_t op =
+        add_op(rank, StreamKind::Compute, prices_.grad_sync_seconds, {UnitKind::GradSync, Piece::Whole, false, 0, 0});
     for (int32_t before : last)
       if (before != kNone) edges_.emplace_back(before, op);
   }
@@ -302,8 +321,7 @@ class Builder {
   }
   void post_recv(int32_t rank, const Action& a) {
     const bool fwd = a.data == Data::Activation;
-    posted_[static_cast<size_t>(rank)].recvs.push_back(
-        {fwd, a.mb, fwd ? a.hop - 1 : a.hop + 1, kNone, kNone});
+    posted_[static_cast<size_t>(rank)].recvs.push_back({fwd, a.mb, fwd ? a.hop - 1 : a.hop + 1, kNone, kNone});
   }
   void commit(int32_t rank) {
     const OpLabel sync{UnitKind::Sync, Piece::Whole, false, 0, 0};
@@ -328,8 +346,7 @@ class Builder {
       const size_t u = unit(r.mb, r.producer_hop);
       const int32_t t = r.activation ? f_out_[u] : b_out_[u];
       if (t == kNone || !is_transfer(t))
-        missing(r.activation ? "the send of an activation" : "the send of a gradient", r.mb,
-                r.producer_hop);
+        missing(r.activation ? "the send of an activation" : "the send of a gradient", r.mb, r.producer_hop);
       edges_.emplace_back(r.launch, t);
       edges_.emplace_back(t, r.wait);
     }
@@ -411,9 +428,7 @@ class Builder {
 
 }  // namespace
 
-OpGraph build_op_graph(const Program& program, const StagePrices& prices) {
-  return Builder(program, prices).build();
-}
+OpGraph build_op_graph(const Program& program, const StagePrices& prices) { return Builder(program, prices).build(); }
 
 OpGraph build_op_graph(const Program& program, const PhasePrices& prices) {
   return build_op_graph(program, uniform_stages(prices));

@@ -4,8 +4,7 @@
 
 namespace mhcsim::sim {
 
-PhasePrices uniform_prices(double forward_seconds, double backward_input_seconds,
-                           double backward_weight_seconds) {
+PhasePrices uniform_prices(double forward_seconds, double backward_input_seconds, double backward_weight_seconds) {
   PhasePrices p;
   p.attn_forward_seconds = forward_seconds;
   p.attn_backward_input_seconds = backward_input_seconds;

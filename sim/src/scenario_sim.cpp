@@ -12,8 +12,9 @@ StagePrices stage_prices(const Scenario& scenario) {
   // A training step's schedules run forward and backward passes; a serving iteration is forward
   // only, which `mhcsim serve` simulates request by request.
   if (scenario.workload.mode != WorkloadMode::Train)
-    throw SpecError("workload.mode", "simulate runs a training step's pipeline schedule; for a serving "
-                                     "scenario use `mhcsim serve` (request-level simulation)");
+    throw SpecError("workload.mode",
+                    "simulate runs a training step's pipeline schedule; for a serving "
+                    "scenario use `mhcsim serve` (request-level simulation)");
   const auto e = cost::step_estimate(scenario);
   // The hidden share of each stage-boundary transfer is left out, as step leaves it out.
   const double exposed_send = 1.0 - scenario.parallel.pp_overlap;

@@ -13,10 +13,10 @@ void validate(const ScheduleSpec& s) {
   const std::string n = std::to_string(s.micro_batches);
   const std::string p = std::to_string(s.ranks);
   require(s.ranks >= 1, "parallel.pp", "pipeline ranks must be >= 1 (got " + p + ")");
-  require(s.micro_batches >= 1, "parallel.micro_batches",
-          "micro-batches must be >= 1 (got " + n + ")");
+  require(s.micro_batches >= 1, "parallel.micro_batches", "micro-batches must be >= 1 (got " + n + ")");
   switch (s.kind) {
-    case Schedule::OneF1B: break;
+    case Schedule::OneF1B:
+      break;
     case Schedule::ZB1P:
       require(s.micro_batches >= s.ranks, "parallel.micro_batches",
               "ZB-H1 needs micro-batches >= pp (got " + n + " with pp " + p + ")");
@@ -24,17 +24,13 @@ void validate(const ScheduleSpec& s) {
     case Schedule::Interleaved1F1B:
       require(s.virtual_stages >= 1, "parallel.virtual_stages", "expected >= 1");
       require(s.micro_batches % s.ranks == 0, "parallel.micro_batches",
-              "interleaved 1F1B needs micro-batches a multiple of pp (got " + n + " with pp " +
-                  p + ")");
+              "interleaved 1F1B needs micro-batches a multiple of pp (got " + n + " with pp " + p + ")");
       break;
     case Schedule::DualPipe:
       // deepseek-ai/DualPipe dualpipe.py step(): even ranks, even chunks, chunks >= 2 ranks.
-      require(s.ranks % 2 == 0, "parallel.pp",
-              "DualPipe needs an even number of pipeline ranks (got " + p + ")");
-      require(s.micro_batches % 2 == 0 && s.micro_batches >= 2 * s.ranks,
-              "parallel.micro_batches",
-              "DualPipe needs an even number of micro-batches >= 2 x pp (got " + n +
-                  " with pp " + p + ")");
+      require(s.ranks % 2 == 0, "parallel.pp", "DualPipe needs an even number of pipeline ranks (got " + p + ")");
+      require(s.micro_batches % 2 == 0 && s.micro_batches >= 2 * s.ranks, "parallel.micro_batches",
+              "DualPipe needs an even number of micro-batches >= 2 x pp (got " + n + " with pp " + p + ")");
       break;
     case Schedule::DualPipeV:
       // dualpipev.py step(): chunks >= 2 ranks.
@@ -84,13 +80,18 @@ Layout layout_of(const ScheduleSpec& s) {
   l.micro_batches = s.micro_batches;
   l.hops = s.ranks;
   switch (s.kind) {
-    case Schedule::Interleaved1F1B: l.hops = s.ranks * s.virtual_stages; break;
-    case Schedule::DualPipe: l.dual_paths = true; break;
+    case Schedule::Interleaved1F1B:
+      l.hops = s.ranks * s.virtual_stages;
+      break;
+    case Schedule::DualPipe:
+      l.dual_paths = true;
+      break;
     case Schedule::DualPipeV:
       l.hops = 2 * s.ranks;
       l.v_shape = true;
       break;
-    default: break;
+    default:
+      break;
   }
   return l;
 }
@@ -105,9 +106,15 @@ Program generate_program(const ScheduleSpec& spec) {
     prog.begin.push_back(static_cast<int32_t>(prog.slots.size()));
     if (dual) prog.action_begin.push_back(static_cast<int32_t>(prog.actions.size()));
     switch (spec.kind) {
-      case Schedule::OneF1B: append_one_f_one_b(spec, r, false, prog.slots); break;
-      case Schedule::ZB1P: append_one_f_one_b(spec, r, true, prog.slots); break;
-      case Schedule::Interleaved1F1B: append_interleaved(spec, r, prog.slots); break;
+      case Schedule::OneF1B:
+        append_one_f_one_b(spec, r, false, prog.slots);
+        break;
+      case Schedule::ZB1P:
+        append_one_f_one_b(spec, r, true, prog.slots);
+        break;
+      case Schedule::Interleaved1F1B:
+        append_interleaved(spec, r, prog.slots);
+        break;
       case Schedule::DualPipe:
       case Schedule::DualPipeV:
         append_dual_pipe(spec, prog.layout, r, prog.slots, prog.actions);

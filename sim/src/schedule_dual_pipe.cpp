@@ -21,8 +21,8 @@ struct Side {
 
 class DualEmitter {
  public:
-  DualEmitter(const Layout& layout, int32_t rank, std::array<Side, 2> sides,
-              std::vector<Slot>& slots, std::vector<Action>& actions)
+  DualEmitter(const Layout& layout, int32_t rank, std::array<Side, 2> sides, std::vector<Slot>& slots,
+              std::vector<Action>& actions)
       : layout_(layout), rank_(rank), sides_(sides), slots_(slots), actions_(actions) {}
 
   // _forward_chunk / _backward_chunk / _forward_backward_chunk / _weight_chunk.
@@ -72,12 +72,9 @@ class DualEmitter {
   }
 
  private:
-  int32_t next(int p, int32_t Side::*counter) {
-    return sides_[p].mb_base + (sides_[p].*counter)++;
-  }
+  int32_t next(int p, int32_t Side::*counter) { return sides_[p].mb_base + (sides_[p].*counter)++; }
   void compute(const Slot& s) {
-    actions_.push_back({ActionKind::Compute, Data::Activation, s.mb, s.hop,
-                        static_cast<int32_t>(slots_.size())});
+    actions_.push_back({ActionKind::Compute, Data::Activation, s.mb, s.hop, static_cast<int32_t>(slots_.size())});
     slots_.push_back(s);
   }
   void post(ActionKind kind, Data data, int p, int32_t Side::*counter, int32_t peer_step) {
@@ -103,14 +100,14 @@ class DualEmitter {
 
 }  // namespace
 
-void append_dual_pipe(const ScheduleSpec& spec, const Layout& layout, int32_t rank,
-                      std::vector<Slot>& slots, std::vector<Action>& actions) {
+void append_dual_pipe(const ScheduleSpec& spec, const Layout& layout, int32_t rank, std::vector<Slot>& slots,
+                      std::vector<Action>& actions) {
   const int32_t p = spec.ranks;
   const bool v = spec.kind == Schedule::DualPipeV;
   const int32_t h = v ? rank : std::min(rank, p - 1 - rank);
   const int32_t half_ranks = v ? p : p / 2;                                // H
   const int32_t chunks = v ? spec.micro_batches : spec.micro_batches / 2;  // C
-  const bool middle = h == half_ranks - 1;  // DualPipe middle ranks, DualPipeV last rank
+  const bool middle = h == half_ranks - 1;                                 // DualPipe middle ranks, DualPipeV last rank
 
   std::array<Side, 2> sides{};
   if (v) {
@@ -134,14 +131,14 @@ void append_dual_pipe(const ScheduleSpec& spec, const Layout& layout, int32_t ra
     e.forward_chunk(1, true, !middle || i < h);
     if (!send_f0_early) e.send_forward(0);
   }
-  for (int32_t i = 0; i < outer; ++i) {                        // step 3: nB1W1F1 (ZB)
+  for (int32_t i = 0; i < outer; ++i) {  // step 3: nB1W1F1 (ZB)
     e.backward_chunk(1, true);
     e.recv_forward(1);
     e.weight_chunk();
     e.forward_chunk(1, false);
   }
   const int32_t main_steps = chunks - 2 * half_ranks + h + 1;
-  for (int32_t i = 0; i < main_steps; ++i) {                   // step 4: nF0B1F1B0
+  for (int32_t i = 0; i < main_steps; ++i) {  // step 4: nF0B1F1B0
     if (i == 0 && middle) {
       // The reference does not overlap these two, to shorten the bubble.
       e.forward_chunk(0, false, false);
@@ -154,22 +151,22 @@ void append_dual_pipe(const ScheduleSpec& spec, const Layout& layout, int32_t ra
     }
     e.forward_backward_chunk(1, 0);
   }
-  for (int32_t i = 0; i < outer; ++i) {                        // step 5: nB1F1B0
+  for (int32_t i = 0; i < outer; ++i) {  // step 5: nB1F1B0
     e.backward_chunk(1, false);
     e.forward_backward_chunk(1, 0);
   }
-  bool zero_bubble = false;                                    // step 6: nB1B0, second half ZB
+  bool zero_bubble = false;  // step 6: nB1B0, second half ZB
   for (int32_t i = 0; i < h + 1; ++i) {
     if (i == (h + 1) / 2 && h % 2 == 1) zero_bubble = true;
     e.backward_chunk(1, zero_bubble);
     if (i == (h + 1) / 2 && h % 2 == 0) zero_bubble = true;
     e.backward_chunk(0, zero_bubble);
   }
-  for (int32_t i = 0; i < outer; ++i) {                        // step 7: nWB0 (ZB)
+  for (int32_t i = 0; i < outer; ++i) {  // step 7: nWB0 (ZB)
     e.weight_chunk();
     e.backward_chunk(0, true);
   }
-  for (int32_t i = 0; i < h + 1; ++i) e.weight_chunk();        // step 8: nW
+  for (int32_t i = 0; i < h + 1; ++i) e.weight_chunk();  // step 8: nW
   e.commit();
 }
 

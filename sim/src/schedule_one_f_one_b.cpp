@@ -12,8 +12,7 @@ Slot forward(int32_t mb, int32_t hop) { return {SlotKind::Forward, mb, hop, -1, 
 
 }  // namespace
 
-void append_one_f_one_b(const ScheduleSpec& spec, int32_t rank, bool zero_bubble,
-                        std::vector<Slot>& out) {
+void append_one_f_one_b(const ScheduleSpec& spec, int32_t rank, bool zero_bubble, std::vector<Slot>& out) {
   const int32_t n = spec.micro_batches;
   const int32_t warmup = std::min(spec.ranks - 1 - rank, n);
   const SlotKind b_kind = zero_bubble ? SlotKind::BackwardInput : SlotKind::Backward;
@@ -40,18 +39,14 @@ void append_interleaved(const ScheduleSpec& spec, int32_t rank, std::vector<Slot
   const int32_t total = spec.micro_batches * v;
   // Megatron: groups of p micro-batches go through chunk 0, then chunk 1, ...; when there are
   // exactly p micro-batches every forward runs first.
-  const int32_t warmup = spec.micro_batches == p ? total
-                                                 : std::min((p - rank - 1) * 2 + (v - 1) * p,
-                                                            total);
+  const int32_t warmup = spec.micro_batches == p ? total : std::min((p - rank - 1) * 2 + (v - 1) * p, total);
   auto mb_of = [&](int32_t k) { return (k / (p * v)) * p + k % p; };
   auto chunk_of = [&](int32_t k, bool backward) {
     const int32_t c = (k % (p * v)) / p;
     return backward ? v - 1 - c : c;
   };
   auto f = [&](int32_t k) { out.push_back(forward(mb_of(k), chunk_of(k, false) * p + rank)); };
-  auto b = [&](int32_t k) {
-    out.push_back({SlotKind::Backward, mb_of(k), chunk_of(k, true) * p + rank, -1, -1});
-  };
+  auto b = [&](int32_t k) { out.push_back({SlotKind::Backward, mb_of(k), chunk_of(k, true) * p + rank, -1, -1}); };
   for (int32_t k = 0; k < warmup; ++k) f(k);
   for (int32_t i = 0; i < total - warmup; ++i) {
     f(warmup + i);

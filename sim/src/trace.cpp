@@ -79,8 +79,8 @@ class TraceWriter {
         const int32_t s = r * kStreamsPerRank + k;
         if (g_.stream_begin[static_cast<size_t>(s)] == g_.stream_begin[static_cast<size_t>(s) + 1]) continue;
         sep();
-        fmt::format_to(out(), R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":"{}"}}}})",
-                       r, k, to_string(g_.kind_of_stream(s)));
+        fmt::format_to(out(), R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":"{}"}}}})", r, k,
+                       to_string(g_.kind_of_stream(s)));
       }
     }
   }
@@ -114,8 +114,8 @@ class TraceWriter {
     fmt::format_to(out(), R"({{"ph":"s","id":{},"name":"{}","cat":"pp","pid":{},"tid":{},"ts":{}}})", id, name,
                    pid(send), tid(send), Us{send_begin + send_dur / 2});
     sep();
-    fmt::format_to(out(), R"({{"ph":"f","bp":"e","id":{},"name":"{}","cat":"pp","pid":{},"tid":{},"ts":{}}})", id,
-                   name, pid(consumer), tid(consumer), Us{recv_begin + recv_dur / 2});
+    fmt::format_to(out(), R"({{"ph":"f","bp":"e","id":{},"name":"{}","cat":"pp","pid":{},"tid":{},"ts":{}}})", id, name,
+                   pid(consumer), tid(consumer), Us{recv_begin + recv_dur / 2});
     flush_if_large();
   }
 

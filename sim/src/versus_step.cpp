@@ -52,8 +52,8 @@ VersusStep versus_step(const Scenario& scenario, const Simulation& full) {
   const StagePrices prices = stage_prices(scenario);
   for (int i = 0; i < kRefinements; ++i) {
     const auto r = static_cast<Refinement>(i);
-    const StepTerms terms = i == kRefinements - 1 ? full.stats.terms()
-                                                       : simulate(full.spec, refined_prices(prices, r)).stats.terms();
+    const StepTerms terms =
+        i == kRefinements - 1 ? full.stats.terms() : simulate(full.spec, refined_prices(prices, r)).stats.terms();
     v.rows.push_back({r, kRows[i].key, kRows[i].what, terms});
   }
   return v;

@@ -22,9 +22,7 @@ void run(benchmark::State& state, const std::vector<Variant>& variants) {
   state.SetItemsProcessed(state.iterations() * samples);
 }
 
-void BM_HcVsMhcFp32(benchmark::State& state) {
-  run(state, {{MappingKind::HC, 0}, {MappingKind::MhcFp32, 20}});
-}
+void BM_HcVsMhcFp32(benchmark::State& state) { run(state, {{MappingKind::HC, 0}, {MappingKind::MhcFp32, 20}}); }
 void BM_HcVsMhcFp32Bf16(benchmark::State& state) {
   run(state, {{MappingKind::HC, 0}, {MappingKind::MhcFp32, 20}, {MappingKind::MhcBf16, 20}});
 }

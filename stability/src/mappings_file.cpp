@@ -72,9 +72,14 @@ NpyHeader parse_npy_header(std::string_view header, const std::string& file) {
   const auto descr = enclosed(dict_value(header, "descr"), '\'', '\'');
   if (!descr) fail(file, "header", "no 'descr' string");
   const std::string_view d = *descr;
-  if (d == "<f4") h.item_bytes = 4;
-  else if (d == "<f8") h.item_bytes = 8;
-  else fail(file, "header", fmt::format("descr {:?} is not supported (expected '<f4' or '<f8': little-endian float32 or float64)", std::string(d)));
+  if (d == "<f4")
+    h.item_bytes = 4;
+  else if (d == "<f8")
+    h.item_bytes = 8;
+  else
+    fail(file, "header",
+         fmt::format("descr {:?} is not supported (expected '<f4' or '<f8': little-endian float32 or float64)",
+                     std::string(d)));
   const auto order = dict_value(header, "fortran_order");
   if (!order || !order->starts_with("False"))
     fail(file, "header", "fortran_order is not False (expected C order; save with np.ascontiguousarray)");
@@ -116,13 +121,15 @@ MappingStack parse_mappings_npy(const std::string& bytes, const std::string& fil
   uint64_t header_len = 0;
   for (size_t k = 0; k < length_bytes; ++k) header_len |= uint64_t{static_cast<unsigned char>(bytes[8 + k])} << (8 * k);
   const size_t data_at = 8 + length_bytes + header_len;
-  if (data_at > bytes.size()) fail(file, "header", fmt::format("header of {} bytes runs past the end of the file", header_len));
+  if (data_at > bytes.size())
+    fail(file, "header", fmt::format("header of {} bytes runs past the end of the file", header_len));
   const NpyHeader h = parse_npy_header(std::string_view(bytes).substr(8 + length_bytes, header_len), file);
   const auto count = static_cast<uint64_t>(h.layers * h.n * h.n);
   const uint64_t want = count * static_cast<uint64_t>(h.item_bytes);
   if (bytes.size() - data_at != want)
-    fail(file, "data", fmt::format("{} bytes, expected {} for shape ({}, {}, {}) of float{}", bytes.size() - data_at, want,
-                                   h.layers, h.n, h.n, h.item_bytes * 8));
+    fail(file, "data",
+         fmt::format("{} bytes, expected {} for shape ({}, {}, {}) of float{}", bytes.size() - data_at, want, h.layers,
+                     h.n, h.n, h.item_bytes * 8));
   MappingStack out(h.n, h.layers);
   const char* data = bytes.data() + data_at;
   // Little-endian on disk; this build's hosts (x86-64, aarch64 Linux) are little-endian too.
@@ -169,7 +176,8 @@ MappingStack parse_mappings_json(const std::string& text, const std::string& fil
       fail(file, element(l), fmt::format("{} rows, expected {} (n from element [0])", m.size(), n));
     for (int64_t i = 0; i < n; ++i) {
       const auto& row = m[static_cast<size_t>(i)];
-      if (!row.is_array()) fail(file, element(l, i), fmt::format("expected an array of {} numbers, got {}", n, row.type_name()));
+      if (!row.is_array())
+        fail(file, element(l, i), fmt::format("expected an array of {} numbers, got {}", n, row.type_name()));
       if (static_cast<int64_t>(row.size()) != n)
         fail(file, element(l, i), fmt::format("{} values, expected {} (a square n x n matrix)", row.size(), n));
       for (int64_t j = 0; j < n; ++j) {

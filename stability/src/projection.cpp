@@ -10,9 +10,12 @@ std::string_view to_string(MappingKind kind) { return kind == MappingKind::HC ? 
 
 std::string_view precision_name(MappingKind kind) {
   switch (kind) {
-    case MappingKind::HC: return "-";
-    case MappingKind::MhcFp32: return "fp32";
-    case MappingKind::MhcBf16: return "bf16";
+    case MappingKind::HC:
+      return "-";
+    case MappingKind::MhcFp32:
+      return "fp32";
+    case MappingKind::MhcBf16:
+      return "bf16";
   }
   return "?";
 }
@@ -31,8 +34,8 @@ void residual_mappings(const MappingStack& raw, const Variant& v, MappingStack& 
   const int64_t nn = raw.n * raw.n;
   scratch.logits.resize(static_cast<size_t>(nn));
   scratch.h.resize(static_cast<size_t>(nn));
-  const auto storage = v.kind == MappingKind::MhcBf16 ? kernels::ref::SinkhornStorage::Bf16
-                                                      : kernels::ref::SinkhornStorage::Native;
+  const auto storage =
+      v.kind == MappingKind::MhcBf16 ? kernels::ref::SinkhornStorage::Bf16 : kernels::ref::SinkhornStorage::Native;
   for (int64_t l = 0; l < raw.layers; ++l) {
     const double* in = raw.layer(l);
     for (int64_t i = 0; i < nn; ++i) scratch.logits[static_cast<size_t>(i)] = static_cast<float>(in[i]);

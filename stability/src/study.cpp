@@ -153,7 +153,8 @@ double study_element_operations(int64_t n, int64_t depth, int64_t samples, const
   double per_mapping = 0;
   for (const auto& v : variants) {
     per_mapping += nd * nd * nd + 2 * nd * nd;  // P_l = H^l P_{l-1}, row and column sums
-    if (v.kind != MappingKind::HC) per_mapping += nd * nd * (1 + 4.0 * v.sinkhorn_iters);  // exp, 2t steps of sum + divide
+    if (v.kind != MappingKind::HC)
+      per_mapping += nd * nd * (1 + 4.0 * v.sinkhorn_iters);  // exp, 2t steps of sum + divide
   }
   return per_mapping * static_cast<double>(depth) * static_cast<double>(samples);
 }
@@ -161,7 +162,8 @@ double study_element_operations(int64_t n, int64_t depth, int64_t samples, const
 void check_study_size(int64_t n, int64_t depth, int64_t samples, const std::vector<Variant>& variants) {
   if (n < 1 || depth < 1 || samples < 1 || variants.empty())
     throw SpecError("stability", "needs n >= 1, depth >= 1, samples >= 1 and a variant");
-  const double values = static_cast<double>(samples) * static_cast<double>(depth) * static_cast<double>(variants.size());
+  const double values =
+      static_cast<double>(samples) * static_cast<double>(depth) * static_cast<double>(variants.size());
   if (values > static_cast<double>(kMaxCurveValues))
     throw SpecError("--samples", fmt::format("{} samples x {} mappings x {} variants = {:.3g} curve values, over the "
                                              "limit of {} (lower --samples, --layers or the --sinkhorn-iters list)",
@@ -177,8 +179,7 @@ void check_study_size(int64_t n, int64_t depth, int64_t samples, const std::vect
 std::vector<VariantGain> random_study(const RandomModel& model, int64_t samples, uint64_t seed,
                                       const std::vector<Variant>& variants) {
   std::mt19937_64 rng(seed);
-  return run_study(model.n, model.depth, samples, variants,
-                   [&](MappingStack& raw) { sample_raw(model, rng, raw); });
+  return run_study(model.n, model.depth, samples, variants, [&](MappingStack& raw) { sample_raw(model, rng, raw); });
 }
 
 std::vector<VariantGain> stack_study(const MappingStack& raw, const std::vector<Variant>& variants) {

@@ -24,8 +24,7 @@ std::string scenario_text() {
 sweep::Grid grid() {
   std::string mbs = "parallel.micro_batches=";
   for (int m = 64; m <= 256; m += 8) mbs += std::to_string(m) + (m < 256 ? "," : "");
-  return sweep::Grid({sweep::parse_sweep_axis("parallel.pp=8,16,32"),
-                      sweep::parse_sweep_axis("parallel.ep=16,32,64"),
+  return sweep::Grid({sweep::parse_sweep_axis("parallel.pp=8,16,32"), sweep::parse_sweep_axis("parallel.ep=16,32,64"),
                       sweep::parse_sweep_axis("parallel.overlap=0.5,0.6,0.7,0.8,0.9,1.0"),
                       sweep::parse_sweep_axis("parallel.schedule=1f1b,zb1p,dualpipe,dualpipev"),
                       sweep::parse_sweep_axis(mbs)});

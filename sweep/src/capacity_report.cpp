@@ -27,8 +27,9 @@ reports::Document capacity_report(const Scenario& s, scenarios::ScenarioTemplate
   using namespace detail;
   reports::Document doc;
   doc.title = fmt::format("Capacity plan: {}", s.name);
-  doc.subtitle = fmt::format("{} on {} x {} ({}); mhcsim {}{}", s.model.name, s.hardware.gpus, s.hardware.gpu.name,
-                             s.path, kVersion, s.calibration ? ", calibrated" : ", datasheet peaks x default efficiencies");
+  doc.subtitle =
+      fmt::format("{} on {} x {} ({}); mhcsim {}{}", s.model.name, s.hardware.gpus, s.hardware.gpu.name, s.path,
+                  kVersion, s.calibration ? ", calibrated" : ", datasheet peaks x default efficiencies");
   doc.sections.push_back(headline_section(s));
   doc.sections.push_back(summary_section(s));
   doc.sections.push_back(memory_section(s));

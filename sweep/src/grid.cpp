@@ -19,8 +19,7 @@ SweepAxis parse_sweep_axis(const std::string& text) {
   for (size_t start = 0;;) {
     const size_t comma = rest.find(',', start);
     std::string v = rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (v.empty())
-      throw InputError("--sweep", fmt::format("'{}': empty value (expected a,b,c)", text));
+    if (v.empty()) throw InputError("--sweep", fmt::format("'{}': empty value (expected a,b,c)", text));
     if (std::find(axis.values.begin(), axis.values.end(), v) != axis.values.end())
       throw InputError("--sweep", fmt::format("'{}': value '{}' given twice", text, v));
     axis.values.push_back(std::move(v));
@@ -34,7 +33,8 @@ Grid::Grid(std::vector<SweepAxis> axes) : axes_(std::move(axes)) {
   for (size_t a = 0; a < axes_.size(); ++a) {
     for (size_t b = 0; b < a; ++b)
       if (axes_[a].key == axes_[b].key)
-        throw InputError("--sweep", fmt::format("{} is swept twice (give all its values in one --sweep)", axes_[a].key));
+        throw InputError("--sweep",
+                         fmt::format("{} is swept twice (give all its values in one --sweep)", axes_[a].key));
     const auto n = static_cast<int64_t>(axes_[a].values.size());
     if (n == 0) throw InputError("--sweep", fmt::format("{}: no values", axes_[a].key));
     if (size_ > kMaxPoints / n)

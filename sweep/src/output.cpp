@@ -49,8 +49,7 @@ class Writer {
   std::string json_head() const {
     nlohmann::json axes = nlohmann::json::array(), metrics = nlohmann::json::array();
     for (const auto& a : axes_) axes.push_back({{"key", a.key}, {"values", a.values}});
-    for (const auto& m : metrics_)
-      metrics.push_back({{"key", m.column.key}, {"higher_is_better", m.higher_is_better}});
+    for (const auto& m : metrics_) metrics.push_back({{"key", m.column.key}, {"higher_is_better", m.higher_is_better}});
     return "{\"axes\": " + axes.dump() + ",\n\"metrics\": " + metrics.dump() + ",\n\"points\": [";
   }
 
@@ -105,9 +104,8 @@ void require_outputs(const std::string& prefix, bool force) {
   require_output_file(prefix + ".json", force);
 }
 
-void stream_outputs(const std::vector<SweepAxis>& axes, const std::vector<Metric>& metrics,
-                    const nlohmann::json& meta, const std::string& prefix, bool force,
-                    const std::function<void(const BlockSink&)>& run) {
+void stream_outputs(const std::vector<SweepAxis>& axes, const std::vector<Metric>& metrics, const nlohmann::json& meta,
+                    const std::string& prefix, bool force, const std::function<void(const BlockSink&)>& run) {
   require_outputs(prefix, force);
   const std::filesystem::path csv = prefix + ".csv", json = prefix + ".json";
   OutputBatch batch;
@@ -126,15 +124,15 @@ void stream_outputs(const std::vector<SweepAxis>& axes, const std::vector<Metric
         json_out << w.json_rows(block);
       });
       nlohmann::json manifest = meta;
-      manifest["csv"] = {{"file", csv.filename().string()}, {"bytes", bytes}, {"fnv1a64", fmt::format("{:016x}", hash)}};
+      manifest["csv"] = {
+          {"file", csv.filename().string()}, {"bytes", bytes}, {"fnv1a64", fmt::format("{:016x}", hash)}};
       json_out << w.json_tail(manifest);
     });
   });
   batch.commit();
 }
 
-void write_outputs(const SweepResult& r, const nlohmann::json& meta, const std::string& prefix,
-                   bool force) {
+void write_outputs(const SweepResult& r, const nlohmann::json& meta, const std::string& prefix, bool force) {
   stream_outputs(r.axes, r.metrics, meta, prefix, force, [&](const BlockSink& sink) { feed(r, sink); });
 }
 

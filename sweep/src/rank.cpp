@@ -27,8 +27,7 @@ size_t metric_index(const std::vector<Metric>& metrics, const std::string& by) {
   std::string known;
   for (size_t m = 0; m < metrics.size(); ++m) {
     const std::string& key = metrics[m].column.key;
-    if (key == by || (key.size() > by.size() && key.compare(0, by.size(), by) == 0 && key[by.size()] == '_'))
-      return m;
+    if (key == by || (key.size() > by.size() && key.compare(0, by.size(), by) == 0 && key[by.size()] == '_')) return m;
     known += (m ? ", " : "") + key;
   }
   throw InputError("--by", fmt::format("unknown metric '{}' (expected one of {})", by, known));
@@ -86,8 +85,8 @@ void TopPoints::add(const SweepResult& block, int64_t) {
   kept_ = std::move(next);
 }
 
-reports::Table to_table(const SweepResult& r, const std::vector<int64_t>& points, int64_t begin,
-                        int64_t end, const std::string& title) {
+reports::Table to_table(const SweepResult& r, const std::vector<int64_t>& points, int64_t begin, int64_t end,
+                        const std::string& title) {
   std::vector<reports::Column> cols;
   std::vector<std::vector<reports::Cell>> axis_cells;
   for (const auto& a : r.axes) {
@@ -107,8 +106,10 @@ reports::Table to_table(const SweepResult& r, const std::vector<int64_t>& points
     row.emplace_back(r.feasible(p));  // a boolean: "true"/"false" in CSV and JSON, yes/no in tables
     for (size_t m = 0; m < r.metrics.size(); ++m) {
       const double v = r.value(p, m);
-      if (std::isnan(v)) row.emplace_back();
-      else row.emplace_back(v);
+      if (std::isnan(v))
+        row.emplace_back();
+      else
+        row.emplace_back(v);
     }
     row.emplace_back(r.reasons[static_cast<size_t>(p)]);
     t.add_row(std::move(row));

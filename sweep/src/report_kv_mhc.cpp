@@ -15,7 +15,8 @@ reports::Section kv_section(const Scenario& s) {
   // The layouts `kv` lists, but MQA: the figure compares the scenario's with MHA and GQA.
   std::vector<cost::KvLayout> shapes;
   for (auto& l : cost::kv_layouts(s.model))
-    if (l.attention != AttentionKind::MQA && (l.is_model || l.attention != AttentionKind::MLA)) shapes.push_back(std::move(l));
+    if (l.attention != AttentionKind::MQA && (l.is_model || l.attention != AttentionKind::MLA))
+      shapes.push_back(std::move(l));
   const auto name_of = [](const cost::KvLayout& l) {
     return fmt::format("{}{}: {}", to_string(l.attention), l.is_model ? " (scenario)" : "", l.shape);
   };
@@ -28,8 +29,8 @@ reports::Section kv_section(const Scenario& s) {
   fit.x = per_seq.x;
   // Log scale: at long contexts the interesting counts are a handful, next to thousands at 1K.
   fit.y = {"sequences that fit in HBM", "sequences", true};
-  reports::Table table("KV cache per token (the layouts of `mhcsim kv`)", {{"attention", "attention"},
-                                             {"kv_bytes_per_token", "KV per token (KiB)", 2, 1.0 / kKiB}});
+  reports::Table table("KV cache per token (the layouts of `mhcsim kv`)",
+                       {{"attention", "attention"}, {"kv_bytes_per_token", "KV per token (KiB)", 2, 1.0 / kKiB}});
   for (const auto& sh : shapes) {
     reports::Series a{name_of(sh), {}, {}}, b{name_of(sh), {}, {}};
     Scenario v = s;
@@ -47,14 +48,14 @@ reports::Section kv_section(const Scenario& s) {
     table.add_row({name_of(sh), cost::kv_bytes_per_token(sh.model, s.precision.kv_cache)});
   }
   const std::string dtype(to_string(s.precision.kv_cache));
-  reports::Section sec{"KV cache",
-                       {table,
-                        reports::figure("kv_per_sequence",
-                                        fmt::format("KV cache of one sequence at {} ({}-token pages), the scenario's "
-                                                    "attention against MHA- and GQA-shaped caches of the same model "
-                                                    "(DeepSeek-V2 KV table).",
-                                                    dtype, s.workload.kv_block_tokens),
-                                        per_seq)}};
+  reports::Section sec{
+      "KV cache",
+      {table, reports::figure("kv_per_sequence",
+                              fmt::format("KV cache of one sequence at {} ({}-token pages), the scenario's "
+                                          "attention against MHA- and GQA-shaped caches of the same model "
+                                          "(DeepSeek-V2 KV table).",
+                                          dtype, s.workload.kv_block_tokens),
+                              per_seq)}};
   if (fit.series.empty())
     sec.blocks.emplace_back(reports::Paragraph{"Not one sequence of 1K tokens fits next to this GPU's weights."});
   else
@@ -84,9 +85,11 @@ reports::Section mhc_section(const Scenario& s, scenarios::ScenarioTemplate& tpl
     fused.x.push_back(static_cast<double>(n));
     unfused.x.push_back(static_cast<double>(n));
     fused.y.push_back(cost::residual_traffic_per_token(m, s.precision, true, s.parallel.recompute_mhc).total_bytes());
-    unfused.y.push_back(cost::residual_traffic_per_token(m, s.precision, false, s.parallel.recompute_mhc).total_bytes());
+    unfused.y.push_back(
+        cost::residual_traffic_per_token(m, s.precision, false, s.parallel.recompute_mhc).total_bytes());
     if (s.workload.mode != WorkloadMode::Train) continue;
-    const auto v = variant(tpl, s, {{"model.mhc.kind", n == 1 ? "residual" : "mhc"}, {"model.mhc.n", std::to_string(n)}});
+    const auto v =
+        variant(tpl, s, {{"model.mhc.kind", n == 1 ? "residual" : "mhc"}, {"model.mhc.n", std::to_string(n)}});
     if (!v) continue;
     const double t = cost::step_estimate(*v).step_seconds;
     if (n == 1) base_step = t;
@@ -96,18 +99,21 @@ reports::Section mhc_section(const Scenario& s, scenarios::ScenarioTemplate& tpl
     }
   }
   traffic.series = {fused, unfused};
-  reports::Section sec{"mHC overhead", {reports::figure(
-      "mhc_traffic",
-      fmt::format("Memory traffic of one residual sublayer per token outside F (mHC paper Table 2 and 4.3), "
-                  "{} activations, recompute {}.", to_string(s.precision.activations),
-                  s.parallel.recompute_mhc ? "on" : "off"),
-      traffic)}};
+  reports::Section sec{
+      "mHC overhead",
+      {reports::figure(
+          "mhc_traffic",
+          fmt::format("Memory traffic of one residual sublayer per token outside F (mHC paper Table 2 and 4.3), "
+                      "{} activations, recompute {}.",
+                      to_string(s.precision.activations), s.parallel.recompute_mhc ? "on" : "off"),
+          traffic)}};
   if (!overhead.x.empty()) {
     step.series = {overhead};
-    sec.blocks.emplace_back(reports::figure(
-        "mhc_step", "Analytic training step of this scenario with the residual widened to n streams, relative to "
-                    "n = 1 (the mHC paper reports +6.7% at n = 4 with all its fusions).",
-        step));
+    sec.blocks.emplace_back(
+        reports::figure("mhc_step",
+                        "Analytic training step of this scenario with the residual widened to n streams, relative to "
+                        "n = 1 (the mHC paper reports +6.7% at n = 4 with all its fusions).",
+                        step));
   }
   return sec;
 }

@@ -47,8 +47,7 @@ reports::Section memory_section(const Scenario& s) {
   }
   return {"Memory per GPU",
           {reports::Paragraph{verdict},
-           reports::figure("memory", "Memory per GPU stacked by kind (cost model); dashed line: HBM capacity.",
-                           c)}};
+           reports::figure("memory", "Memory per GPU stacked by kind (cost model); dashed line: HBM capacity.", c)}};
 }
 
 namespace {
@@ -78,10 +77,9 @@ std::pair<reports::Table, reports::Figure> chunk_kind_blocks(const Scenario& s, 
   }
   double total = 0;
   for (double v : seconds) total += v;
-  reports::Table t("Time per chunk by op kind", {{"kind", "kind"},
-                                                  {"ops", "ops"},
-                                                  {"seconds", "time (ms)", 3, 1e3},
-                                                  {"share_pct", "share of the chunk (%)", 1}});
+  reports::Table t(
+      "Time per chunk by op kind",
+      {{"kind", "kind"}, {"ops", "ops"}, {"seconds", "time (ms)", 3, 1e3}, {"share_pct", "share of the chunk (%)", 1}});
   for (size_t i = 0; i < seconds.size(); ++i)
     t.add_row({names[i], what[i], seconds[i], total > 0 ? 100.0 * seconds[i] / total : 0.0});
   t.add_row({std::string("total"), reports::Cell{}, total, total > 0 ? 100.0 : 0.0});
@@ -124,30 +122,32 @@ reports::Section step_section(const Scenario& s) {
   c.value = {"time per step", "s"};
   c.parts = {"compute", "exposed communication (EP, PP)", "exposed DP sync", "pipeline bubble"};
   c.categories = {"analytic", "simulated"};
-  c.values = {{analytic.compute_seconds, analytic.exposed_comm_seconds, analytic.grad_sync_seconds,
-               analytic.bubble_seconds},
-              {worst.compute_busy_seconds, worst.exposed_comm_seconds, est.dp_sync_seconds,
-               std::max(0.0, worst.bubble_seconds - worst.exposed_comm_seconds)}};
+  c.values = {
+      {analytic.compute_seconds, analytic.exposed_comm_seconds, analytic.grad_sync_seconds, analytic.bubble_seconds},
+      {worst.compute_busy_seconds, worst.exposed_comm_seconds, est.dp_sync_seconds,
+       std::max(0.0, worst.bubble_seconds - worst.exposed_comm_seconds)}};
   const double sim_step = sim.stats.step_seconds;  // ends with the exposed DP sync (sim/README.md)
-  reports::QuantityList q{"step", {
-      {"step_time_s", "step time, analytic", est.step_seconds, "s", 1, 3},
-      {"sim_step_time_s", "step time, simulated", sim_step, "s", 1, 3},
-      {"sim_vs_analytic", "simulated vs analytic", 100 * (sim_step / est.step_seconds - 1), "%", 1, 2},
-      {"tokens_per_step", "tokens per step", est.tokens_per_step, "M tokens", 1e-6, 2},
-      {"tokens_per_second", "throughput", est.tokens_per_second, "tokens/s", 1, 0},
-      {"mfu", "MFU (non-causal, BF16 peak)", 100 * est.mfu, "%", 1, 2},
-      {"mfu_causal", "MFU (causal)", 100 * est.mfu_causal, "%", 1, 2},
-      {"bubble_fraction", "bubble fraction, analytic", 100 * est.bubble_fraction(), "%", 1, 2},
-      {"layers_per_chunk", "layers per pipeline chunk", est.layers_per_chunk, "layers"}}};
+  reports::QuantityList q{
+      "step",
+      {{"step_time_s", "step time, analytic", est.step_seconds, "s", 1, 3},
+       {"sim_step_time_s", "step time, simulated", sim_step, "s", 1, 3},
+       {"sim_vs_analytic", "simulated vs analytic", 100 * (sim_step / est.step_seconds - 1), "%", 1, 2},
+       {"tokens_per_step", "tokens per step", est.tokens_per_step, "M tokens", 1e-6, 2},
+       {"tokens_per_second", "throughput", est.tokens_per_second, "tokens/s", 1, 0},
+       {"mfu", "MFU (non-causal, BF16 peak)", 100 * est.mfu, "%", 1, 2},
+       {"mfu_causal", "MFU (causal)", 100 * est.mfu_causal, "%", 1, 2},
+       {"bubble_fraction", "bubble fraction, analytic", 100 * est.bubble_fraction(), "%", 1, 2},
+       {"layers_per_chunk", "layers per pipeline chunk", est.layers_per_chunk, "layers"}}};
   auto [kinds_table, kinds_chart] = chunk_kind_blocks(s, est);
   return {"Step time",
           {q,
-           reports::figure("step", "Step time split into compute, exposed communication and pipeline bubble: the "
-                                   "analytic model (bubble by the schedule's formula) next to the simulator "
-                                   "(the rank with the largest idle; its communication with no compute under it is "
-                                   "shown as exposed all-to-all). The cost "
-                                   "model prices memory-bound (HBM) kernels inside the compute phases; it does not "
-                                   "report them separately.",
+           reports::figure("step",
+                           "Step time split into compute, exposed communication and pipeline bubble: the "
+                           "analytic model (bubble by the schedule's formula) next to the simulator "
+                           "(the rank with the largest idle; its communication with no compute under it is "
+                           "shown as exposed all-to-all). The cost "
+                           "model prices memory-bound (HBM) kernels inside the compute phases; it does not "
+                           "report them separately.",
                            c),
            std::move(kinds_table), std::move(kinds_chart)}};
 }

@@ -13,8 +13,8 @@
 namespace mhcsim::sweep::detail {
 namespace {
 
-constexpr Schedule kSchedules[] = {Schedule::OneF1B, Schedule::Interleaved1F1B, Schedule::ZB1P,
-                                   Schedule::DualPipe, Schedule::DualPipeV};
+constexpr Schedule kSchedules[] = {Schedule::OneF1B, Schedule::Interleaved1F1B, Schedule::ZB1P, Schedule::DualPipe,
+                                   Schedule::DualPipeV};
 
 // A variant the report may simulate: valid, and within the op budget.
 bool simulable(const std::optional<Scenario>& v, int64_t max_sim_ops) {
@@ -45,11 +45,16 @@ reports::TimelineChart timeline(const sim::Simulation& sim) {
     const auto kind = g.kind_of_stream(stream);
     const auto unit = g.label[static_cast<size_t>(op)].unit;
     int32_t k = 0;
-    if (kind == sim::StreamKind::EpAllToAll) k = 4;
-    else if (!sim::is_compute(kind)) k = 5;
-    else if (unit == sim::UnitKind::Backward) k = 1;
-    else if (unit == sim::UnitKind::BackwardInput) k = 2;
-    else if (unit == sim::UnitKind::Weight) k = 3;
+    if (kind == sim::StreamKind::EpAllToAll)
+      k = 4;
+    else if (!sim::is_compute(kind))
+      k = 5;
+    else if (unit == sim::UnitKind::Backward)
+      k = 1;
+    else if (unit == sim::UnitKind::BackwardInput)
+      k = 2;
+    else if (unit == sim::UnitKind::Weight)
+      k = 3;
     t.ops.push_back({2 * g.rank_of_stream(stream) + (sim::is_compute(kind) ? 0 : 1), k,
                      sim.timeline.start_seconds[static_cast<size_t>(op)],
                      sim.timeline.end_seconds[static_cast<size_t>(op)]});
@@ -113,10 +118,11 @@ reports::Section pipeline_section(const Scenario& s, scenarios::ScenarioTemplate
     if (!analytic.x.empty()) c.series.push_back(std::move(analytic));
     if (!simulated.x.empty()) c.series.push_back(std::move(simulated));
   }
-  std::string caption = "Pipeline bubble as a fraction of the pipeline's time, gradient sync excluded (DualPipe "
-                        "README table; Megatron interleaved with 2 chunks per rank; ZB-H1), phase times from the "
-                        "cost model at this scenario's chunk size; dashed: the simulator's pacing rank, the same "
-                        "quantity (sim/README.md).";
+  std::string caption =
+      "Pipeline bubble as a fraction of the pipeline's time, gradient sync excluded (DualPipe "
+      "README table; Megatron interleaved with 2 chunks per rank; ZB-H1), phase times from the "
+      "cost model at this scenario's chunk size; dashed: the simulator's pacing rank, the same "
+      "quantity (sim/README.md).";
   if (!skipped.empty()) {
     caption += " Not valid for this layer split:";
     for (const auto& n : skipped) caption += " " + n;

@@ -15,7 +15,9 @@ namespace {
 constexpr int64_t kReportSamples = 200;  // ~0.1 s at the 27B depth; the CLI takes more
 constexpr uint64_t kReportSeed = 1;
 
-double peak_at(const stability::VariantGain& r, size_t l) { return std::max(r.forward[l].median, r.backward[l].median); }
+double peak_at(const stability::VariantGain& r, size_t l) {
+  return std::max(r.forward[l].median, r.backward[l].median);
+}
 
 }  // namespace
 
@@ -45,7 +47,9 @@ std::optional<reports::Section> stability_section(const Scenario& s) {
       reports::Series curve{r.variant.kind == stability::MappingKind::HC
                                 ? std::string("HC (unconstrained)")
                                 : fmt::format("mHC, t_max = {}, {}", t_max, stability::precision_name(r.variant.kind)),
-                            {}, {}, r.variant.kind == stability::MappingKind::MhcBf16};
+                            {},
+                            {},
+                            r.variant.kind == stability::MappingKind::MhcBf16};
       for (size_t l = 0; l < r.forward.size(); ++l) {
         curve.x.push_back(static_cast<double>(l + 1));
         curve.y.push_back(peak_at(r, l));
@@ -58,11 +62,10 @@ std::optional<reports::Section> stability_section(const Scenario& s) {
     series.y.push_back(r.peak.median);
   }
   sinkhorn.series = {fp32, bf16};
-  const std::string model_text =
-      fmt::format("random model raw = {} I + {} N(0, 1) per mapping ({} draws, seed {}; the noise scale at which HC's "
-                  "median peak is ~3000 at the 27B depth, the mHC paper's Fig. 3), n = {}, {} layers x 2 mappings",
-                  stability::kIdentityBias, stability::kPaperHcNoise, kReportSamples, kReportSeed, s.model.mhc_n,
-                  s.model.layers);
+  const std::string model_text = fmt::format(
+      "random model raw = {} I + {} N(0, 1) per mapping ({} draws, seed {}; the noise scale at which HC's "
+      "median peak is ~3000 at the 27B depth, the mHC paper's Fig. 3), n = {}, {} layers x 2 mappings",
+      stability::kIdentityBias, stability::kPaperHcNoise, kReportSamples, kReportSeed, s.model.mhc_n, s.model.layers);
   return reports::Section{
       "mHC stability",
       {reports::figure("stability_depth",

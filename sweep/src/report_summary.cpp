@@ -37,10 +37,11 @@ reports::Figure throughput_vs_latency(const Scenario& s, int64_t max_batch) {
     points.y.push_back(e.tokens_per_second_per_node);
   }
   chart.series.push_back(std::move(points));
-  return reports::figure("serve_throughput_latency",
-          "Each point doubles the batch per replica (1, 2, 4, ...) while the KV cache still holds it; the "
-          "scenario's own batch is in the table above.",
-          chart);
+  return reports::figure(
+      "serve_throughput_latency",
+      "Each point doubles the batch per replica (1, 2, 4, ...) while the KV cache still holds it; the "
+      "scenario's own batch is in the table above.",
+      chart);
 }
 
 int64_t nodes_of(const HardwareSpec& h, int64_t gpus) { return (gpus + h.gpus_per_node - 1) / h.gpus_per_node; }
@@ -59,13 +60,15 @@ reports::Section headline_section(const Scenario& s) {
          {"mfu", "MFU (BF16 peak, non-causal)", e.mfu, "%", 100, 1},
          {"bubble_fraction", "pipeline bubble", e.bubble_fraction(), "%", 100, 1},
          {"gpus", fmt::format("GPUs ({})", h.gpu.name), i(h.gpus), fmt::format("GPUs = {} nodes", nodes_of(h, h.gpus))},
-         {"memory_per_gpu_bytes", "memory per GPU", cap.memory_per_gpu_bytes, fmt::format("GiB of {:.0f}", h.gpu.hbm_bytes / kGiB), 1.0 / kGiB, 1},
+         {"memory_per_gpu_bytes", "memory per GPU", cap.memory_per_gpu_bytes,
+          fmt::format("GiB of {:.0f}", h.gpu.hbm_bytes / kGiB), 1.0 / kGiB, 1},
          {"fits", "fits in HBM", fits, ""}};
     if (s.workload.token_budget > 0) {
       q.push_back({"wall_days", fmt::format("wall-clock for {:.2f} T tokens", s.workload.token_budget * 1e-12),
                    e.gpu_hours_for_budget / static_cast<double>(h.gpus) / 24, "days", 1, 1});
       if (h.price_per_gpu_hour > 0)
-        q.push_back({"cost_usd", "cost for the budget", e.gpu_hours_for_budget * h.price_per_gpu_hour, "M USD", 1e-6, 2});
+        q.push_back(
+            {"cost_usd", "cost for the budget", e.gpu_hours_for_budget * h.price_per_gpu_hour, "M USD", 1e-6, 2});
       if (h.gpu.tdp_watts > 0)
         q.push_back({"energy_mwh", fmt::format("GPU energy at TDP x PUE {:.2f}", h.pue),
                      cost::energy_mwh(e.gpu_hours_for_budget, h), "MWh", 1, 0});
@@ -80,12 +83,14 @@ reports::Section headline_section(const Scenario& s) {
          {"fits", "fits in HBM (weights + KV cache)", fits, ""}};
     if (h.price_per_gpu_hour > 0)
       q.push_back({"usd_per_million_tokens", decode ? "cost per 1M output tokens" : "cost per 1M prompt tokens",
-                   cost::usd_per_million_tokens(h.price_per_gpu_hour, e.tokens_per_second_per_gpu), "USD (all GPUs busy)", 1, 3});
+                   cost::usd_per_million_tokens(h.price_per_gpu_hour, e.tokens_per_second_per_gpu),
+                   "USD (all GPUs busy)", 1, 3});
     if (s.workload.target_tokens_per_second > 0)
       q.push_back({"gpus_for_target", "GPUs for the load", e.gpus_for_target,
                    fmt::format("GPUs = {} nodes", e.nodes_for_target)});
   }
-  return {"Headline", {reports::QuantityList{fmt::format("{} on {} x {}", s.model.name, h.gpus, h.gpu.name), std::move(q)}}};
+  return {"Headline",
+          {reports::QuantityList{fmt::format("{} on {} x {}", s.model.name, h.gpus, h.gpu.name), std::move(q)}}};
 }
 
 reports::Section summary_section(const Scenario& s) {
@@ -93,34 +98,36 @@ reports::Section summary_section(const Scenario& s) {
   const auto& h = s.hardware;
   const auto& p = s.parallel;
   const auto params = cost::parameter_count(m);
-  reports::QuantityList model{"model", {
-      {"model", "name", m.name, ""},
-      {"layers", "layers", i(m.layers), "layers"},
-      {"hidden", "hidden size", i(m.hidden), "elements"},
-      {"attention", "attention", str(to_string(m.attention)), ""},
-      {"heads", "attention heads", i(m.heads), "heads"},
-      {"routed_experts", "routed experts (top-k)", fmt::format("{} (top-{})", m.routed_experts, m.top_k), "experts"},
-      {"residual", "residual (mHC n)", fmt::format("{} (n = {})", to_string(m.residual), m.mhc_n), ""},
-      {"parameters", "parameters, total", params.total(), "B params", 1e-9, 1},
-      {"activated_parameters", "parameters, activated per token", params.activated(m), "B params", 1e-9, 1}}};
-  reports::QuantityList hw{"hardware", {
-      {"gpu", "GPU", h.gpu.name, ""},
-      {"gpus", "GPUs in the job", i(h.gpus), "GPUs"},
-      {"nodes", "nodes", nodes_of(h, h.gpus), "nodes"},
-      {"hbm_bytes", "HBM per GPU", h.gpu.hbm_bytes, "GiB", 1.0 / kGiB, 1},
-      {"hbm_gb_per_s", "HBM bandwidth", h.gpu.hbm_gb_per_s, "GB/s", 1, 0},
-      {"bf16_tflops", "BF16 dense peak", h.gpu.bf16_tflops, "TFLOP/s", 1, 0},
-      {"fp8_tflops", "FP8 dense peak", h.gpu.fp8_tflops, "TFLOP/s", 1, 0},
-      {"nvlink_gb_per_s", "NVLink per GPU per direction", h.gpu.nvlink_gb_per_s, "GB/s", 1, 0},
-      {"nic_gb_per_s_per_gpu", "NIC per GPU per direction", h.nic_gb_per_s_per_gpu, "GB/s", 1, 0},
-      {"price_per_gpu_hour", "price", h.price_per_gpu_hour, "USD/GPU-hour", 1, 2}}};
-  reports::QuantityList par{"parallelism and workload", {
-      {"tp_pp_dp_ep", "TP x PP x DP (EP)", fmt::format("{} x {} x {} (EP {})", p.tp, p.pp, p.dp, p.ep), "ranks"},
-      {"schedule", "pipeline schedule", str(to_string(p.schedule)), ""},
-      {"micro_batches", "micro-batches per step", i(p.micro_batches), "micro-batches"},
-      {"mode", "workload", str(to_string(s.workload.mode)), ""},
-      {"seq_len", s.workload.mode == WorkloadMode::Train ? "sequence length" : "context length",
-       i(s.workload.mode == WorkloadMode::Train ? s.workload.seq_len : s.workload.context_len), "tokens"}}};
+  reports::QuantityList model{
+      "model",
+      {{"model", "name", m.name, ""},
+       {"layers", "layers", i(m.layers), "layers"},
+       {"hidden", "hidden size", i(m.hidden), "elements"},
+       {"attention", "attention", str(to_string(m.attention)), ""},
+       {"heads", "attention heads", i(m.heads), "heads"},
+       {"routed_experts", "routed experts (top-k)", fmt::format("{} (top-{})", m.routed_experts, m.top_k), "experts"},
+       {"residual", "residual (mHC n)", fmt::format("{} (n = {})", to_string(m.residual), m.mhc_n), ""},
+       {"parameters", "parameters, total", params.total(), "B params", 1e-9, 1},
+       {"activated_parameters", "parameters, activated per token", params.activated(m), "B params", 1e-9, 1}}};
+  reports::QuantityList hw{"hardware",
+                           {{"gpu", "GPU", h.gpu.name, ""},
+                            {"gpus", "GPUs in the job", i(h.gpus), "GPUs"},
+                            {"nodes", "nodes", nodes_of(h, h.gpus), "nodes"},
+                            {"hbm_bytes", "HBM per GPU", h.gpu.hbm_bytes, "GiB", 1.0 / kGiB, 1},
+                            {"hbm_gb_per_s", "HBM bandwidth", h.gpu.hbm_gb_per_s, "GB/s", 1, 0},
+                            {"bf16_tflops", "BF16 dense peak", h.gpu.bf16_tflops, "TFLOP/s", 1, 0},
+                            {"fp8_tflops", "FP8 dense peak", h.gpu.fp8_tflops, "TFLOP/s", 1, 0},
+                            {"nvlink_gb_per_s", "NVLink per GPU per direction", h.gpu.nvlink_gb_per_s, "GB/s", 1, 0},
+                            {"nic_gb_per_s_per_gpu", "NIC per GPU per direction", h.nic_gb_per_s_per_gpu, "GB/s", 1, 0},
+                            {"price_per_gpu_hour", "price", h.price_per_gpu_hour, "USD/GPU-hour", 1, 2}}};
+  reports::QuantityList par{
+      "parallelism and workload",
+      {{"tp_pp_dp_ep", "TP x PP x DP (EP)", fmt::format("{} x {} x {} (EP {})", p.tp, p.pp, p.dp, p.ep), "ranks"},
+       {"schedule", "pipeline schedule", str(to_string(p.schedule)), ""},
+       {"micro_batches", "micro-batches per step", i(p.micro_batches), "micro-batches"},
+       {"mode", "workload", str(to_string(s.workload.mode)), ""},
+       {"seq_len", s.workload.mode == WorkloadMode::Train ? "sequence length" : "context length",
+        i(s.workload.mode == WorkloadMode::Train ? s.workload.seq_len : s.workload.context_len), "tokens"}}};
   reports::Section sec{"Model and hardware", {}};
   if (!s.source.empty()) sec.blocks.emplace_back(reports::Paragraph{"Source of the configuration: " + s.source});
   sec.blocks.emplace_back(std::move(model));
@@ -137,7 +144,8 @@ reports::Section cost_section(const Scenario& s) {
     std::vector<Quantity> q = {
         {"token_budget", "token budget", s.workload.token_budget, "T tokens", 1e-12, 2},
         {"tokens_per_second", "training throughput", est.tokens_per_second, "tokens/s", 1, 0},
-        {"gpu_hours_per_trillion_tokens", "GPU-hours per 1T tokens", est.gpu_hours_per_trillion_tokens, "K GPU-hours", 1e-3, 1},
+        {"gpu_hours_per_trillion_tokens", "GPU-hours per 1T tokens", est.gpu_hours_per_trillion_tokens, "K GPU-hours",
+         1e-3, 1},
         {"gpu_hours", "GPU-hours for the budget", gpu_hours, "M GPU-hours", 1e-6, 3},
         {"gpu_days", "GPU-days for the budget", gpu_hours / 24, "K GPU-days", 1e-3, 1},
         {"wall_days", "wall-clock on this job", gpu_hours / static_cast<double>(h.gpus) / 24, "days", 1, 1}};
@@ -157,14 +165,18 @@ reports::Section cost_section(const Scenario& s) {
     return sec;
   }
   const auto fit = cost::kv_fit(s, s.workload.context_len);
-  reports::Section sec{"Serving capacity", {reports::QuantityList{"one GPU at the scenario's context", {
-      {"context_len", "context length", s.workload.context_len, "tokens"},
-      {"batch_seqs", "batch (scenario)", s.workload.batch_seqs, "sequences/GPU"},
-      {"weight_bytes", "weights on this GPU", fit.weight_bytes, "GiB", 1.0 / kGiB, 2},
-      {"kv_budget_bytes", "HBM left for the KV cache", fit.kv_budget_bytes, "GiB", 1.0 / kGiB, 2},
-      {"bytes_per_sequence", "KV cache per sequence (this GPU's share)", fit.bytes_per_sequence, "MiB", 1.0 / kMiB, 2},
-      {"sequences", "sequences per GPU", fit.sequences, "sequences"},
-      {"sequences_per_node", "sequences per node", fit.sequences * h.gpus_per_node, "sequences"}}}}};
+  reports::Section sec{
+      "Serving capacity",
+      {reports::QuantityList{
+          "one GPU at the scenario's context",
+          {{"context_len", "context length", s.workload.context_len, "tokens"},
+           {"batch_seqs", "batch (scenario)", s.workload.batch_seqs, "sequences/GPU"},
+           {"weight_bytes", "weights on this GPU", fit.weight_bytes, "GiB", 1.0 / kGiB, 2},
+           {"kv_budget_bytes", "HBM left for the KV cache", fit.kv_budget_bytes, "GiB", 1.0 / kGiB, 2},
+           {"bytes_per_sequence", "KV cache per sequence (this GPU's share)", fit.bytes_per_sequence, "MiB", 1.0 / kMiB,
+            2},
+           {"sequences", "sequences per GPU", fit.sequences, "sequences"},
+           {"sequences_per_node", "sequences per node", fit.sequences * h.gpus_per_node, "sequences"}}}}};
   const auto e = cost::serve_estimate(s);
   const bool decode = s.workload.phase == ServePhase::Decode;
   std::vector<Quantity> rate = {
@@ -185,10 +197,10 @@ reports::Section cost_section(const Scenario& s) {
     rate.push_back({"usd_per_million_tokens",
                     fmt::format("cost per 1M {} tokens (all GPUs busy)", decode ? "output" : "prompt"),
                     cost::usd_per_million_tokens(h.price_per_gpu_hour, e.tokens_per_second_per_gpu), "USD", 1, 3});
-  sec.blocks.emplace_back(reports::QuantityList{
-      fmt::format("{} throughput at the scenario's batch ({} sequences per replica)", to_string(s.workload.phase),
-                  s.workload.batch_seqs),
-      std::move(rate)});
+  sec.blocks.emplace_back(
+      reports::QuantityList{fmt::format("{} throughput at the scenario's batch ({} sequences per replica)",
+                                        to_string(s.workload.phase), s.workload.batch_seqs),
+                            std::move(rate)});
   sec.blocks.emplace_back(reports::Paragraph{
       "Roofline estimate (cost::serve_estimate): each kernel class takes the longer of its compute and its HBM "
       "traffic, the EP all-to-all overlaps the other micro-batch up to parallel.overlap."});

@@ -23,20 +23,26 @@ using Clock = std::chrono::steady_clock;
 // The bounded queue between the workers and the sink: block b waits in slot b % window until
 // the sink takes it, and no worker starts block b before the sink has taken block b - window.
 struct Shared {
-  Shared(scenarios::ScenarioTemplate& s, const Grid& g, const Evaluator& e,
-         const std::vector<std::vector<int>>& h, int64_t block, int64_t window, Ranks r)
-      : scenario(s), grid(g), evaluator(e), handles(h), block_points(block),
-        blocks((g.size() + block - 1) / block), ranks(r),
+  Shared(scenarios::ScenarioTemplate& s, const Grid& g, const Evaluator& e, const std::vector<std::vector<int>>& h,
+         int64_t block, int64_t window, Ranks r)
+      : scenario(s),
+        grid(g),
+        evaluator(e),
+        handles(h),
+        block_points(block),
+        blocks((g.size() + block - 1) / block),
+        ranks(r),
         my_blocks(blocks > r.rank ? (blocks - r.rank + r.size - 1) / r.size : 0),
-        slots(static_cast<size_t>(window)), slot_block(static_cast<size_t>(window), -1) {}
+        slots(static_cast<size_t>(window)),
+        slot_block(static_cast<size_t>(window), -1) {}
   scenarios::ScenarioTemplate& scenario;
   const Grid& grid;
   const Evaluator& evaluator;
   const std::vector<std::vector<int>>& handles;  // [axis][value] -> prepared override
   const int64_t block_points;
   const int64_t blocks;
-  const Ranks ranks;        // this rank evaluates blocks rank, rank + size, ...
-  const int64_t my_blocks;  // how many: the k-th is block rank + k x size
+  const Ranks ranks;             // this rank evaluates blocks rank, rank + size, ...
+  const int64_t my_blocks;       // how many: the k-th is block rank + k x size
   std::atomic<int64_t> next{0};  // next of this rank's blocks (k) a worker takes
   std::atomic<int64_t> done{0};  // points evaluated
   std::mutex mutex;
@@ -126,8 +132,8 @@ std::vector<std::thread> start_workers(Shared& sh, int threads) {
     sh.fail(nullptr);
     for (auto& started : pool) started.join();
     throw InputError("--jobs", fmt::format("cannot run {} threads: the system refused to start thread {} ({}); "
-                                           "expected fewer, e.g. -j {}", threads, t + 1, e.code().message(),
-                                           std::max(1, t / 2)));
+                                           "expected fewer, e.g. -j {}",
+                                           threads, t + 1, e.code().message(), std::max(1, t / 2)));
   }
   return pool;
 }
@@ -230,8 +236,8 @@ void stream_sweep(scenarios::ScenarioTemplate& scenario, const Grid& grid, const
     auto& h = handles.emplace_back();
     for (const auto& v : axis.values) h.push_back(scenario.prepare({axis.key, v}));
   }
-  const int threads = options.threads > 0 ? options.threads
-                                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads =
+      options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int64_t block = std::max<int64_t>(1, stream.block_points);
   const int64_t window = stream.window_blocks > 0 ? stream.window_blocks : 4 * int64_t{threads};
   Shared sh(scenario, grid, evaluator, handles, block, window, stream.ranks);
@@ -246,8 +252,8 @@ void stream_sweep(scenarios::ScenarioTemplate& scenario, const Grid& grid, const
   if (options.progress) options.progress(grid.size(), grid.size());
 }
 
-SweepResult run_sweep(scenarios::ScenarioTemplate& scenario, const Grid& grid,
-                      const Evaluator& evaluator, const SweepOptions& options) {
+SweepResult run_sweep(scenarios::ScenarioTemplate& scenario, const Grid& grid, const Evaluator& evaluator,
+                      const SweepOptions& options) {
   SweepResult r;
   r.axes = grid.axes();
   r.metrics = evaluator.metrics;

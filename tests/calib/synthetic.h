@@ -11,9 +11,9 @@
 namespace mhcsim::calib::test {
 
 struct SyntheticRow {
-  std::string name;   // full benchmark name, e.g. "BM_hbm_copy/bytes:1048576/manual_time"
+  std::string name;  // full benchmark name, e.g. "BM_hbm_copy/bytes:1048576/manual_time"
   double seconds = 0;
-  double bytes = 0;   // per iteration; 0 = no bytes_per_second
+  double bytes = 0;  // per iteration; 0 = no bytes_per_second
 };
 
 inline nlohmann::json synthetic_context(const std::string& gpu = "NVIDIA H200") {
@@ -25,13 +25,12 @@ inline nlohmann::json synthetic_context(const std::string& gpu = "NVIDIA H200") 
           {"note", "SYNTHETIC test data, not a measurement"}};
 }
 
-inline nlohmann::json synthetic_doc(const std::vector<SyntheticRow>& rows,
-                                    const std::string& gpu = "NVIDIA H200") {
+inline nlohmann::json synthetic_doc(const std::vector<SyntheticRow>& rows, const std::string& gpu = "NVIDIA H200") {
   nlohmann::json benchmarks = nlohmann::json::array();
   for (const auto& r : rows) {
-    nlohmann::json row = {{"name", r.name}, {"run_name", r.name}, {"run_type", "iteration"},
-                          {"iterations", 100}, {"real_time", r.seconds * 1e6},
-                          {"cpu_time", r.seconds * 1e6 * 0.1}, {"time_unit", "us"}};
+    nlohmann::json row = {{"name", r.name},    {"run_name", r.name},           {"run_type", "iteration"},
+                          {"iterations", 100}, {"real_time", r.seconds * 1e6}, {"cpu_time", r.seconds * 1e6 * 0.1},
+                          {"time_unit", "us"}};
     if (r.bytes > 0) row["bytes_per_second"] = r.bytes / r.seconds;
     benchmarks.push_back(row);
   }
@@ -41,8 +40,7 @@ inline nlohmann::json synthetic_doc(const std::vector<SyntheticRow>& rows,
 // Geometric sizes from `lo` to `hi` (inclusive), `count` of them.
 inline std::vector<double> geometric_sizes(double lo, double hi, int count) {
   std::vector<double> sizes;
-  for (int i = 0; i < count; ++i)
-    sizes.push_back(std::round(lo * std::pow(hi / lo, double(i) / double(count - 1))));
+  for (int i = 0; i < count; ++i) sizes.push_back(std::round(lo * std::pow(hi / lo, double(i) / double(count - 1))));
   return sizes;
 }
 

@@ -22,8 +22,8 @@ std::vector<test::SyntheticRow> copy_rows(int sizes) {
   std::vector<test::SyntheticRow> rows;
   for (int i = 1; i <= sizes; ++i) {
     const double bytes = i * 1e8;
-    rows.push_back({"BM_hbm_copy/bytes:" + std::to_string(int64_t(bytes)) + "/manual_time",
-                    5e-6 + bytes / 4e12, bytes});
+    rows.push_back(
+        {"BM_hbm_copy/bytes:" + std::to_string(int64_t(bytes)) + "/manual_time", 5e-6 + bytes / 4e12, bytes});
   }
   return rows;
 }
@@ -47,8 +47,7 @@ TEST_CASE("malformed benchmark JSON names the file", "[calib][errors]") {
   const auto msg = message_of([] { parse_benchmark_json("{\"context\": {", "bench.json"); });
   CHECK_THAT(msg, Contains("bench.json") && Contains("malformed JSON"));
   CHECK_THAT(message_of([] { parse_benchmark_json("[1, 2]", "b.json"); }), Contains("expected a JSON object"));
-  CHECK_THAT(message_of([] { parse_benchmark_json("{\"benchmarks\": []}", "b.json"); }),
-             Contains("b.json: context"));
+  CHECK_THAT(message_of([] { parse_benchmark_json("{\"benchmarks\": []}", "b.json"); }), Contains("b.json: context"));
 }
 
 TEST_CASE("a benchmark from an unknown kernel names the file and the benchmark", "[calib][errors]") {
@@ -56,7 +55,8 @@ TEST_CASE("a benchmark from an unknown kernel names the file and the benchmark",
   rows.push_back({"BM_flash_attn_fwd/seq:4096/manual_time", 1e-3, 1e9});
   const auto msg = message_of([&] { parse_benchmark_json(test::synthetic_doc(rows).dump(), "kern.json"); });
   CHECK_THAT(msg, Contains("kern.json: BM_flash_attn_fwd/seq:4096/manual_time: unknown kernel class "
-                           "'BM_flash_attn_fwd'") && Contains("hbm_copy"));
+                           "'BM_flash_attn_fwd'") &&
+                      Contains("hbm_copy"));
 }
 
 TEST_CASE("missing GPU name, bytes or ranks are errors, not guesses", "[calib][errors]") {
@@ -103,8 +103,9 @@ TEST_CASE("kernels/bench output: its context keys, model_bytes and the NCCL prob
   // kernels/bench/nccl_table.cpp rows_json; the second row failed its correctness check.
   const nlohmann::json nccl = {
       {"context", {{"nranks", 8}, {"devices", "NVIDIA H200, NCCL 22703"}, {"nccl", 22703}}},
-      {"rows", {{{"name", "NCCL_alltoall/bytes:1048576/ranks:8"}, {"size_bytes", 1048576}, {"time_us", 90.0}, {"wrong", 0}},
-                {{"name", "NCCL_alltoall/bytes:4194304/ranks:8"}, {"size_bytes", 4194304}, {"time_us", 110.0}, {"wrong", 3}}}}};
+      {"rows",
+       {{{"name", "NCCL_alltoall/bytes:1048576/ranks:8"}, {"size_bytes", 1048576}, {"time_us", 90.0}, {"wrong", 0}},
+        {{"name", "NCCL_alltoall/bytes:4194304/ranks:8"}, {"size_bytes", 4194304}, {"time_us", 110.0}, {"wrong", 3}}}}};
   const BenchFile nb = parse_benchmark_json(nccl.dump(), "nccl_bench.json");
   CHECK(nb.context.gpu_name == "NVIDIA H200");
   REQUIRE(nb.measurements.size() == 1);
@@ -125,8 +126,10 @@ TEST_CASE("files from two GPUs cannot make one profile", "[calib][errors]") {
 
 TEST_CASE("benchmark rows that errored are skipped and reported", "[calib]") {
   auto doc = test::synthetic_doc(copy_rows(4));
-  doc["benchmarks"].push_back({{"name", "BM_nccl_alltoall/ranks:8/manual_time"}, {"run_type", "iteration"},
-                               {"error_occurred", true}, {"error_message", "needs 8 GPUs"}});
+  doc["benchmarks"].push_back({{"name", "BM_nccl_alltoall/ranks:8/manual_time"},
+                               {"run_type", "iteration"},
+                               {"error_occurred", true},
+                               {"error_message", "needs 8 GPUs"}});
   const Calibration c = calibrate({parse_benchmark_json(doc.dump(), "e.json")});
   REQUIRE(c.warnings.size() == 1);
   CHECK_THAT(c.warnings[0], Contains("e.json: skipped BM_nccl_alltoall/ranks:8/manual_time: needs 8 GPUs"));

@@ -17,8 +17,8 @@ namespace {
 using Catch::Matchers::WithinRel;
 using test::SyntheticRow;
 
-constexpr double kT0 = 5e-6;       // s
-constexpr double kBwGbps = 4000;   // GB/s
+constexpr double kT0 = 5e-6;      // s
+constexpr double kBwGbps = 4000;  // GB/s
 constexpr int kReps = 3;
 
 std::vector<SyntheticRow> hbm_rows(test::Noise& noise) {
@@ -86,12 +86,11 @@ struct Regime {
   int sizes;
 };
 
-void add_alltoall(std::vector<SyntheticRow>& rows, const Regime& r, int ranks, int nodes,
-                  test::Noise& noise) {
+void add_alltoall(std::vector<SyntheticRow>& rows, const Regime& r, int ranks, int nodes, test::Noise& noise) {
   for (double bytes : test::geometric_sizes(r.lo_bytes, r.hi_bytes, r.sizes)) {
     const double t = r.alpha_s * (ranks - 1) + bytes * (ranks - 1) / ranks / (r.bus_gbps * kGB);
-    rows.push_back({"BM_nccl_alltoall/bytes:" + std::to_string(int64_t(bytes)) + "/ranks:" +
-                        std::to_string(ranks) + "/nodes:" + std::to_string(nodes) + "/manual_time",
+    rows.push_back({"BM_nccl_alltoall/bytes:" + std::to_string(int64_t(bytes)) + "/ranks:" + std::to_string(ranks) +
+                        "/nodes:" + std::to_string(nodes) + "/manual_time",
                     noise(t), bytes});
   }
 }
@@ -131,9 +130,9 @@ struct GemmCase {
 };
 // Large DeepSeek-V3 shapes (compute-bound) and small-M ones: M = 16 / 64 stream their weights
 // (memory-bound at e = 0.7), M = 32 x K = 7168 is compute-bound on one partly filled wave.
-const std::vector<GemmCase> kGemmShapes = {{4096, 7168, 2048}, {8192, 7168, 7168}, {2048, 2048, 2048},
+const std::vector<GemmCase> kGemmShapes = {{4096, 7168, 2048},  {8192, 7168, 7168},  {2048, 2048, 2048},
                                            {4096, 24576, 1536}, {16384, 1536, 7168}, {32, 4096, 7168},
-                                           {16, 7168, 7168},   {64, 7168, 2048}};
+                                           {16, 7168, 7168},    {64, 7168, 2048}};
 
 struct GemmTruth {
   double hbm_gb_per_s = 4800 * cost::kDefaultHbmEfficiency;
@@ -151,8 +150,8 @@ void add_gemms(std::vector<SyntheticRow>& rows, const std::vector<GemmCase>& sha
   for (const auto& g : shapes)
     for (int r = 0; r < reps; ++r) {
       const double t = model_gemm_seconds(g, fp8, efficiency, truth);
-      rows.push_back({std::string(fp8 ? "BM_gemm_fp8" : "BM_gemm_bf16") + "/M:" + std::to_string(g.m) + "/N:" +
-                          std::to_string(g.n) + "/K:" + std::to_string(g.k) + "/manual_time",
+      rows.push_back({std::string(fp8 ? "BM_gemm_fp8" : "BM_gemm_bf16") + "/M:" + std::to_string(g.m) +
+                          "/N:" + std::to_string(g.n) + "/K:" + std::to_string(g.k) + "/manual_time",
                       noise ? (*noise)(t) : t, 0});
     }
 }

@@ -31,8 +31,7 @@ inline ModelSpec deepseek_v3() {
 }
 
 // Dense GQA/MHA model of `layers` x `hidden` with head_dim 128.
-inline ModelSpec dense(int64_t layers, int64_t hidden, int64_t heads, int64_t kv_heads,
-                       AttentionKind kind) {
+inline ModelSpec dense(int64_t layers, int64_t hidden, int64_t heads, int64_t kv_heads, AttentionKind kind) {
   ModelSpec m;
   m.layers = layers;
   m.hidden = hidden;

@@ -56,9 +56,10 @@ TEST_CASE("DeepEP payloads: 7,408 B FP8 dispatch per selection, 14,336 B BF16 co
 }
 
 TEST_CASE("expected distinct nodes: closed form against a Monte-Carlo run") {
-  struct Case { int64_t items, bins, picks; };
-  const auto c = GENERATE(Case{256, 8, 8}, Case{128, 4, 8}, Case{64, 8, 2}, Case{16, 16, 16},
-                          Case{288, 144, 8});
+  struct Case {
+    int64_t items, bins, picks;
+  };
+  const auto c = GENERATE(Case{256, 8, 8}, Case{128, 4, 8}, Case{64, 8, 2}, Case{16, 16, 16}, Case{288, 144, 8});
   const int trials = 200000;
   const double exact = expected_unique_bins(c.items, c.bins, c.picks);
   const double mc = monte_carlo_unique_bins(c.items, c.bins, c.picks, trials);

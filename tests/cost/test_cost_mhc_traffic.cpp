@@ -23,11 +23,11 @@ void check_row(const TrafficRow& r, double rc, double rk, double wc, double wk) 
 TEST_CASE("Table 2 at n = 4: every row and the 21C+24 / 13C+24 totals") {
   const auto rows = mhc_table2(4);
   REQUIRE(rows.size() == 6);
-  check_row(rows[0], 4, 0, 0, 24);   // compute H_pre, H_post, H_res: nC | n^2+2n
-  check_row(rows[1], 4, 4, 1, 0);    // apply H_pre: nC+n | C
-  check_row(rows[2], 1, 4, 4, 0);    // apply H_post: C+n | nC
-  check_row(rows[3], 4, 16, 4, 0);   // apply H_res: nC+n^2 | nC
-  check_row(rows[4], 8, 0, 4, 0);    // residual merge: 2nC | nC
+  check_row(rows[0], 4, 0, 0, 24);     // compute H_pre, H_post, H_res: nC | n^2+2n
+  check_row(rows[1], 4, 4, 1, 0);      // apply H_pre: nC+n | C
+  check_row(rows[2], 1, 4, 4, 0);      // apply H_post: C+n | nC
+  check_row(rows[3], 4, 16, 4, 0);     // apply H_res: nC+n^2 | nC
+  check_row(rows[4], 8, 0, 4, 0);      // residual merge: 2nC | nC
   check_row(rows[5], 21, 24, 13, 24);  // (5n+1)C+n^2+2n | (3n+1)C+n^2+2n
 }
 

@@ -56,14 +56,12 @@ TEST_CASE("parameters and activations per rank (README table)") {
 }
 
 TEST_CASE("impossible pipeline shapes throw SpecError naming the key") {
-  CHECK_THROWS_WITH(pipeline_bubble_seconds(Schedule::DualPipe, 7, 28, kCanonical),
-                    Catch::Contains("parallel.pp"));
+  CHECK_THROWS_WITH(pipeline_bubble_seconds(Schedule::DualPipe, 7, 28, kCanonical), Catch::Contains("parallel.pp"));
   CHECK_THROWS_WITH(pipeline_bubble_seconds(Schedule::DualPipe, 8, 15, kCanonical),
                     Catch::Contains("parallel.micro_batches"));
   CHECK_THROWS_WITH(pipeline_bubble_seconds(Schedule::DualPipeV, 8, 8, kCanonical),
                     Catch::Contains("parallel.micro_batches"));
-  CHECK_THROWS_WITH(pipeline_bubble_seconds(Schedule::OneF1B, 0, 8, kCanonical),
-                    Catch::Contains("parallel.pp"));
+  CHECK_THROWS_WITH(pipeline_bubble_seconds(Schedule::OneF1B, 0, 8, kCanonical), Catch::Contains("parallel.pp"));
   CHECK_THROWS_AS(pipeline_bubble_seconds(Schedule::OneF1B, 4, 8, PhaseTimes{1, 1, 2, 2}), SpecError);
 }
 
@@ -84,8 +82,8 @@ TEST_CASE("the busiest rank runs the last stage beside the middle chunks its sch
   CHECK(busy(Schedule::OneF1B) == 16 * 1.5);
   CHECK(busy(Schedule::ZB1P) == 16 * 1.5);
   CHECK(busy(Schedule::Interleaved1F1B, 3) == 16 * (2 * 1.0 + 1.5));
-  CHECK(busy(Schedule::DualPipe) == 8 * 1.0 + 8 * 1.5);   // ranks 0 and 3, one direction each
-  CHECK(busy(Schedule::DualPipeV) == 16 * (1.0 + 1.5));   // rank 0: stages 0 and 7
+  CHECK(busy(Schedule::DualPipe) == 8 * 1.0 + 8 * 1.5);  // ranks 0 and 3, one direction each
+  CHECK(busy(Schedule::DualPipeV) == 16 * (1.0 + 1.5));  // rank 0: stages 0 and 7
   // A lighter last stage leaves a rank of middle chunks the busiest.
   const auto light = pipeline_busiest_rank(Schedule::Interleaved1F1B, 4, 16, 1.0, 0.5, 3);
   CHECK(light.middle == 48);

@@ -37,8 +37,10 @@ TEST_CASE("DeepSeek-V3 prefill on EP32: op-level forward, at least the published
   // prices kernels at what they reach alone, so a deployment cannot beat it: the estimate must
   // not fall below the measured rate. It is 1.9x above it today (DeepSeek's MoE runs are the
   // cases the model is most optimistic about; see `mhcsim validate`): bounded at 2.5x.
-  const auto e = serve_estimate(serve({{"workload.phase", "\"prefill\""}, {"workload.batch_seqs", "4"},
-                                       {"parallel.ep", "32"}, {"hardware.gpus", "32"}}));
+  const auto e = serve_estimate(serve({{"workload.phase", "\"prefill\""},
+                                       {"workload.batch_seqs", "4"},
+                                       {"parallel.ep", "32"},
+                                       {"hardware.gpus", "32"}}));
   CHECK(e.tokens_per_second_per_node >= 73.7e3 * (1 - 0.563));
   CHECK(e.tokens_per_second_per_node <= 2.5 * 73.7e3 * (1 - 0.563));
   CHECK(e.tokens_per_step == 4.0 * 4989);
@@ -75,8 +77,11 @@ TEST_CASE("overlap: none adds the all-to-all, full hides it behind the other mic
 }
 
 TEST_CASE("pipeline stages: the batch runs as pp micro-batches, each stage a pp-th of the layers") {
-  const auto s = serve({{"parallel.ep", "8"}, {"hardware.gpus", "16"}, {"parallel.pp", "2"},
-                        {"parallel.redundant_experts", "0"}, {"parallel.extra_stage_layers", "1"}});
+  const auto s = serve({{"parallel.ep", "8"},
+                        {"hardware.gpus", "16"},
+                        {"parallel.pp", "2"},
+                        {"parallel.redundant_experts", "0"},
+                        {"parallel.extra_stage_layers", "1"}});
   const auto e = serve_estimate(s);
   CHECK(e.micro_batches == 2);
   CHECK(e.micro_batch_seqs == 64);

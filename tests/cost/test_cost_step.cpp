@@ -55,7 +55,8 @@ TEST_CASE("DeepSeek-V3 step composes: tokens, GPU-hours and MFU follow from the 
   CHECK_THAT(e.tokens_per_second, WithinRel(e.tokens_per_step / e.step_seconds, 1e-12));
   CHECK_THAT(e.gpu_hours_per_trillion_tokens, WithinRel(2048 * 1e12 / e.tokens_per_second / 3600, 1e-12));
   CHECK_THAT(e.mfu, WithinRel(e.training_flops_per_token * e.tokens_per_second / (2048 * 989e12), 1e-12));
-  CHECK_THAT(e.step_seconds, WithinRel(e.busy_seconds + e.pp_exposed_seconds + e.bubble_seconds + e.dp_sync_seconds, 1e-12));
+  CHECK_THAT(e.step_seconds,
+             WithinRel(e.busy_seconds + e.pp_exposed_seconds + e.bubble_seconds + e.dp_sync_seconds, 1e-12));
   CHECK(e.bubble_fraction() < 0.1);
   CHECK(e.layers_per_chunk == 4);  // 64 layer-equivalents over PP 16
   // The middle stages (4 MoE layers) pace the pipeline, not the last one (1 layer + LM head).
@@ -69,13 +70,13 @@ TEST_CASE("mHC n = 4 on the 27B model costs its kernels' time and fits in memory
   // (scenarios/validation/mhc_27b_overhead.toml); here: the overhead is the mHC ops' time, a
   // few to twenty per cent of a step, and only the residual ops change.
   const auto mhc = step_estimate(shipped("mhc_27b_h100.toml"));
-  const auto plain = step_estimate(shipped("mhc_27b_h100.toml", {{"model.mhc.kind", "\"residual\""},
-                                                                 {"model.mhc.n", "1"}}));
+  const auto plain =
+      step_estimate(shipped("mhc_27b_h100.toml", {{"model.mhc.kind", "\"residual\""}, {"model.mhc.n", "1"}}));
   const double overhead = mhc.step_seconds / plain.step_seconds - 1;
   CHECK(overhead > 0.02);
   CHECK(overhead < 0.20);
   CHECK(mhc.middle_chunk.kind_seconds[0] == plain.middle_chunk.kind_seconds[0]);  // GEMMs unchanged
-  CHECK(mhc.middle_chunk.kind_seconds[2] > plain.middle_chunk.kind_seconds[2]);  // memory-bound ops grow
+  CHECK(mhc.middle_chunk.kind_seconds[2] > plain.middle_chunk.kind_seconds[2]);   // memory-bound ops grow
   CHECK(training_memory(shipped("mhc_27b_h100.toml")).fits());
 }
 
@@ -109,7 +110,8 @@ TEST_CASE("TP all-reduces: 4 per layer per micro-batch (Megatron), ring over NVL
   const double bytes = 8192.0 * 8192 * 2;  // one micro-batch (8192 tokens) of the hidden in BF16
   const auto link = allreduce_rate(s, false);
   CHECK_THAT(c.tp_comm_seconds, WithinRel(4 * 4 * ring_all_reduce_seconds(link, bytes, 8), 1e-12));
-  CHECK_THAT(ring_all_reduce_seconds(link, bytes, 8), WithinRel(14 * link.alpha_seconds + 1.75 * bytes / link.bytes_per_second, 1e-12));
+  CHECK_THAT(ring_all_reduce_seconds(link, bytes, 8),
+             WithinRel(14 * link.alpha_seconds + 1.75 * bytes / link.bytes_per_second, 1e-12));
   auto one = s;
   one.parallel.tp = 1;
   one.parallel.dp *= 8;
@@ -164,8 +166,7 @@ TEST_CASE("mHC recompute saves activation memory") {
   const auto without = training_memory(s);
   CHECK(with.recompute_block > 0);
   CHECK(with.mhc_recompute_saved_bytes > 0);
-  CHECK_THAT(without.activation_bytes - with.activation_bytes,
-             WithinRel(with.mhc_recompute_saved_bytes, 1e-9));
+  CHECK_THAT(without.activation_bytes - with.activation_bytes, WithinRel(with.mhc_recompute_saved_bytes, 1e-9));
 }
 
 TEST_CASE("bad inputs throw SpecError naming the key") {

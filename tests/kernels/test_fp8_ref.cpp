@@ -14,15 +14,15 @@ using namespace mhcsim::kernels;
 TEST_CASE("fp8 e4m3: the specification's landmark codes", "[kernels][fp8]") {
   CHECK(fp8_e4m3_to_float(0x00) == 0.0f);
   CHECK(std::signbit(fp8_e4m3_to_float(0x80)));
-  CHECK(fp8_e4m3_to_float(0x01) == 0x1p-9f);        // smallest subnormal
-  CHECK(fp8_e4m3_to_float(0x07) == 7 * 0x1p-9f);    // largest subnormal
-  CHECK(fp8_e4m3_to_float(0x08) == 0x1p-6f);        // smallest normal
+  CHECK(fp8_e4m3_to_float(0x01) == 0x1p-9f);      // smallest subnormal
+  CHECK(fp8_e4m3_to_float(0x07) == 7 * 0x1p-9f);  // largest subnormal
+  CHECK(fp8_e4m3_to_float(0x08) == 0x1p-6f);      // smallest normal
   CHECK(fp8_e4m3_to_float(0x38) == 1.0f);
   CHECK(fp8_e4m3_to_float(0xb8) == -1.0f);
-  CHECK(fp8_e4m3_to_float(0x7e) == 448.0f);         // largest finite
+  CHECK(fp8_e4m3_to_float(0x7e) == 448.0f);  // largest finite
   CHECK(std::isnan(fp8_e4m3_to_float(0x7f)));
   CHECK(std::isnan(fp8_e4m3_to_float(0xff)));
-  CHECK(fp8_e4m3_to_float(0x78) == 256.0f);         // S.1111.000 is finite: no infinities
+  CHECK(fp8_e4m3_to_float(0x78) == 256.0f);  // S.1111.000 is finite: no infinities
 }
 
 TEST_CASE("fp8 e4m3: encoding inverts decoding and rounds to nearest even", "[kernels][fp8]") {
@@ -31,13 +31,13 @@ TEST_CASE("fp8 e4m3: encoding inverts decoding and rounds to nearest even", "[ke
     if (std::isnan(fp8_e4m3_to_float(c))) continue;
     CHECK(float_to_fp8_e4m3(fp8_e4m3_to_float(c)) == c);
   }
-  CHECK(float_to_fp8_e4m3(1.0625f) == 0x38);   // halfway 1 and 1.125: the even mantissa (0)
-  CHECK(float_to_fp8_e4m3(1.1875f) == 0x3a);   // halfway 1.125 and 1.25: mantissa 2
+  CHECK(float_to_fp8_e4m3(1.0625f) == 0x38);  // halfway 1 and 1.125: the even mantissa (0)
+  CHECK(float_to_fp8_e4m3(1.1875f) == 0x3a);  // halfway 1.125 and 1.25: mantissa 2
   CHECK(float_to_fp8_e4m3(1.07f) == 0x39);
   CHECK(float_to_fp8_e4m3(1.5f * 0x1p-9f) == 0x02);  // subnormal tie: to the even code
   CHECK(float_to_fp8_e4m3(7.5f * 0x1p-9f) == 0x08);  // rounds up into the smallest normal
   CHECK(float_to_fp8_e4m3(0x1p-11f) == 0x00);
-  CHECK(float_to_fp8_e4m3(1000.0f) == 0x7e);         // saturates
+  CHECK(float_to_fp8_e4m3(1000.0f) == 0x7e);  // saturates
   CHECK(float_to_fp8_e4m3(-1000.0f) == 0xfe);
   CHECK(float_to_fp8_e4m3(NAN) == kFp8E4M3NaN);
   // Every value in range lands on a nearest code: half a spacing, 2^-4 relative for normals
@@ -69,7 +69,8 @@ TEST_CASE("FP8 cache rows: power-of-two scales, exact bf16 dequantization, bf16 
     int e = 0;
     CHECK(std::frexp(scales[s], &e) == 0.5f);  // a power of two
     float amax = 0;
-    for (int64_t d = 0; d < kMlaFp8ScaleTile; ++d) amax = std::max(amax, std::fabs(row[size_t(s * kMlaFp8ScaleTile + d)]));
+    for (int64_t d = 0; d < kMlaFp8ScaleTile; ++d)
+      amax = std::max(amax, std::fabs(row[size_t(s * kMlaFp8ScaleTile + d)]));
     CHECK(amax / scales[s] <= kFp8E4M3Max);
     CHECK((amax < 1e-4f || amax / scales[s] > kFp8E4M3Max / 2));  // the tile uses e4m3's top binade
   }
@@ -100,7 +101,8 @@ TEST_CASE("mla_decode reference over the FP8 cache equals the bf16 path over its
   std::vector<float> row(static_cast<size_t>(kMlaHeadDim));
   for (int64_t r = 0; r < bf16.config.num_blocks * kMlaBlockTokens; ++r) {
     ref::mla_cache_row(p8, r / kMlaBlockTokens, r % kMlaBlockTokens, row.data());
-    for (int64_t d = 0; d < kMlaHeadDim; ++d) bf16.kv_cache[size_t(r * kMlaHeadDim + d)] = float_to_bf16(row[size_t(d)]);
+    for (int64_t d = 0; d < kMlaHeadDim; ++d)
+      bf16.kv_cache[size_t(r * kMlaHeadDim + d)] = float_to_bf16(row[size_t(d)]);
   }
   const size_t outs = size_t(bf16.config.batch * 4 * kMlaLatentDim), lses = size_t(bf16.config.batch * 4);
   std::vector<float> o8(outs), l8(lses), o16(outs), l16(lses);

@@ -33,8 +33,8 @@ TEST_CASE("mhc_coeff: folded RMSNorm equals normalise-then-project (Eq. 14-16)",
   const float alpha = 0.7f;  // large enough that the sigmoids leave their linear range
   const auto got = run_coeff(c, alpha);
   const int64_t width = n * c.channels, cols = n * n + 2 * n;
-  const Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> phi(
-      c.phi.data(), width, cols);
+  const Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> phi(c.phi.data(), width,
+                                                                                                    cols);
   for (int64_t t = 0; t < c.tokens; ++t) {
     Eigen::RowVectorXd x(width);
     for (int64_t k = 0; k < width; ++k) x(k) = bf16_to_float(c.x[size_t(t * width + k)]);
@@ -57,7 +57,7 @@ TEST_CASE("mhc_coeff: folded RMSNorm equals normalise-then-project (Eq. 14-16)",
 TEST_CASE("mhc_coeff: H_post = 2 sigmoid, so zero logits give H_post = 1 (not 0.5)", "[kernels][mhc]") {
   auto c = testing::make_mhc_case(2, 4, 32, 12);
   std::fill(c.bias.begin(), c.bias.end(), 0.0f);
-  const auto got = run_coeff(c, 0.0f);       // alpha = 0: every logit is its bias, 0
+  const auto got = run_coeff(c, 0.0f);          // alpha = 0: every logit is its bias, 0
   for (float v : got.h_post) CHECK(v == 1.0f);  // the forgotten-2x bug would give 0.5
   for (float v : got.h_pre) CHECK(v == 0.5f);
 }
@@ -77,8 +77,7 @@ TEST_CASE("mhc: n = 1 reduces to the plain residual x + f", "[kernels][mhc]") {
   }
 }
 
-TEST_CASE("mhc_post_res: row i of H_res mixes into stream i (not the transpose), and is applied",
-          "[kernels][mhc]") {
+TEST_CASE("mhc_post_res: row i of H_res mixes into stream i (not the transpose), and is applied", "[kernels][mhc]") {
   auto c = testing::make_mhc_case(1, 4, 8, 14);
   // Stream j holds the constant j + 1 (exact in bf16); f = 0, so x_next = H_res x.
   for (int64_t j = 0; j < 4; ++j) {
@@ -130,7 +129,8 @@ TEST_CASE("mhc_apply_pre: u = sum_j H_pre[j] x_j", "[kernels][mhc]") {
   for (int64_t t = 0; t < c.tokens; ++t) {
     for (int64_t ch = 0; ch < c.channels; ++ch) {
       double u = 0;
-      for (int64_t j = 0; j < 4; ++j) u += double(c.h_pre[size_t(t * 4 + j)]) * bf16_to_float(c.x[size_t((t * 4 + j) * 64 + ch)]);
+      for (int64_t j = 0; j < 4; ++j)
+        u += double(c.h_pre[size_t(t * 4 + j)]) * bf16_to_float(c.x[size_t((t * 4 + j) * 64 + ch)]);
       CHECK(std::abs(bf16_to_float(out[size_t(t * 64 + ch)]) - u) <= kBf16Epsilon / 2 * std::abs(u) + 1e-6);
     }
   }

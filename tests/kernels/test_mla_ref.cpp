@@ -66,7 +66,8 @@ TEST_CASE("mla_decode reference: absorbed paged attention equals decompress-then
     for (int64_t h = 0; h < heads; ++h) {
       const int64_t bh = b * heads + h;
       Eigen::RowVectorXd q_rope(kMlaRopeDim);
-      for (int64_t d = 0; d < kMlaRopeDim; ++d) q_rope(d) = bf16_to_float(c.q[size_t(bh * kMlaHeadDim + kMlaLatentDim + d)]);
+      for (int64_t d = 0; d < kMlaRopeDim; ++d)
+        q_rope(d) = bf16_to_float(c.q[size_t(bh * kMlaHeadDim + kMlaLatentDim + d)]);
       // Naive: K_nope = C W_UK, V = C W_UV over the sequence's latent rows.
       Mat latent(len, kMlaLatentDim), rope(len, kMlaRopeDim);
       for (int64_t t = 0; t < len; ++t) {
@@ -74,7 +75,8 @@ TEST_CASE("mla_decode reference: absorbed paged attention equals decompress-then
         rope.row(t) = cache_row(c, b, t, kMlaLatentDim, kMlaRopeDim);
       }
       const Mat k_nope = latent * w_uk[size_t(h)], v = latent * w_uv[size_t(h)];
-      const Eigen::VectorXd scores = (k_nope * q_nope[size_t(bh)] + rope * q_rope.transpose()) * double(c.config.softmax_scale);
+      const Eigen::VectorXd scores =
+          (k_nope * q_nope[size_t(bh)] + rope * q_rope.transpose()) * double(c.config.softmax_scale);
       Eigen::RowVectorXd expected_o = Eigen::RowVectorXd::Zero(kValue);
       double expected_lse = -INFINITY;
       if (len > 0) {

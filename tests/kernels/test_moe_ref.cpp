@@ -60,8 +60,8 @@ TEST_CASE("moe_gate: groups are ranked by the sum of their top-2, not their best
   c.config.top_k = 2;
   std::fill(c.logits.begin(), c.logits.end(), -6.0f);
   std::fill(c.bias.begin(), c.bias.end(), 0.0f);
-  c.logits[0] = 6.0f;                        // group 0: one strong expert (top-2 sum ~1.0)
-  c.logits[32] = c.logits[33] = 1.5f;        // group 1: two good experts (top-2 sum ~1.64)
+  c.logits[0] = 6.0f;                  // group 0: one strong expert (top-2 sum ~1.0)
+  c.logits[32] = c.logits[33] = 1.5f;  // group 1: two good experts (top-2 sum ~1.64)
   ref::moe_gate(c.params());
   CHECK(c.topk_idx[0] == 32);
   CHECK(c.topk_idx[1] == 33);
@@ -75,7 +75,8 @@ TEST_CASE("moe_gate: the balancing bias moves selection but not the weights", "[
     REQUIRE(c.topk_idx[size_t(t * 8)] == 200);
     double affinity_sum = 0;
     for (int64_t s = 0; s < 8; ++s) affinity_sum += sigmoid(c.logits[size_t(t * 256 + c.topk_idx[size_t(t * 8 + s)])]);
-    CHECK_THAT(c.topk_weight[size_t(t * 8)], WithinRel(float(sigmoid(c.logits[size_t(t * 256 + 200)]) / affinity_sum * 2.5), 1e-6f));
+    CHECK_THAT(c.topk_weight[size_t(t * 8)],
+               WithinRel(float(sigmoid(c.logits[size_t(t * 256 + 200)]) / affinity_sum * 2.5), 1e-6f));
   }
 }
 
@@ -89,14 +90,15 @@ TEST_CASE("moe_permute / moe_combine: dispatch layout round-trips", "[kernels][m
   CHECK(offsets.back() == tokens * k);
   for (int64_t e = 0; e < 256; ++e) {
     for (int32_t row = offsets[size_t(e)]; row < offsets[size_t(e) + 1]; ++row) {
-      CHECK(c.topk_idx[size_t(slot_of_row[size_t(row)])] == e);                      // expert-major
+      CHECK(c.topk_idx[size_t(slot_of_row[size_t(row)])] == e);                                      // expert-major
       if (row > offsets[size_t(e)]) CHECK(slot_of_row[size_t(row)] > slot_of_row[size_t(row) - 1]);  // stable
     }
   }
   for (int64_t s = 0; s < tokens * k; ++s) {
     const int32_t row = m.row_of_slot[size_t(s)];
     CHECK(slot_of_row[size_t(row)] == s);
-    CHECK(std::equal(m.x.begin() + (s / k) * hidden, m.x.begin() + (s / k + 1) * hidden, m.x_perm.begin() + row * hidden));
+    CHECK(std::equal(m.x.begin() + (s / k) * hidden, m.x.begin() + (s / k + 1) * hidden,
+                     m.x_perm.begin() + row * hidden));
   }
   // Combine the unchanged rows with weights summing to 1: every token comes back as itself.
   std::vector<float> w(size_t(tokens * k));

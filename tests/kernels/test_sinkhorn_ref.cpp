@@ -64,7 +64,8 @@ TEST_CASE("sinkhorn: rows sum to 1 to rounding, columns within the derived bound
   const float half_range = GENERATE(0.5f, 1.0f, 2.0f);
   for (uint32_t seed = 0; seed < 50; ++seed) {
     const auto logits = testing::uniform(size_t(n * n), -half_range, half_range, seed);
-    const double range = *std::max_element(logits.begin(), logits.end()) - *std::min_element(logits.begin(), logits.end());
+    const double range =
+        *std::max_element(logits.begin(), logits.end()) - *std::min_element(logits.begin(), logits.end());
     std::vector<float> h(logits.size());
     ref::sinkhorn_forward(logits.data(), h.data(), n, kIterations);
     CHECK(max_line_error(h, n, false) <= row_tolerance(n));
@@ -111,11 +112,11 @@ TEST_CASE("sinkhorn: backward matches central finite differences", "[kernels][si
   // The fp32 backward tracks the double one (fp32 rounding through 40 steps).
   std::vector<float> analytic_f(logits.size());
   ref::sinkhorn_backward(logits_f.data(), grad_f.data(), analytic_f.data(), n, kIterations);
-  for (size_t k = 0; k < logits.size(); ++k) CHECK_THAT(double(analytic_f[k]), Catch::Matchers::WithinAbs(analytic[k], 1e-5));
+  for (size_t k = 0; k < logits.size(); ++k)
+    CHECK_THAT(double(analytic_f[k]), Catch::Matchers::WithinAbs(analytic[k], 1e-5));
 }
 
-TEST_CASE("sinkhorn: the composite of many H_res stays bounded, unconstrained mixing explodes",
-          "[kernels][sinkhorn]") {
+TEST_CASE("sinkhorn: the composite of many H_res stays bounded, unconstrained mixing explodes", "[kernels][sinkhorn]") {
   const int64_t n = 4;
   const int layers = 64;  // ~2x the paper's 27B model (30 layers)
   Eigen::MatrixXd mhc = Eigen::MatrixXd::Identity(n, n), hc = mhc;

@@ -30,9 +30,9 @@ Document sample() {
   Table t("step time", {{"part", "part", 0}, {"time_s", "time (ms)", 2, 1e3}});
   t.add_row({std::string("compute"), 0.0125}).add_row({std::string("a|b"), 0.5});
   Document d{"Capacity <plan>", "scenario x", {}};
-  d.sections.push_back({"Model & hardware",
-                        {Paragraph{"GPUs & nodes"},
-                         QuantityList{"summary", {{"hbm_bytes", "HBM per GPU", 80.0, "GiB"}}}}});
+  d.sections.push_back(
+      {"Model & hardware",
+       {Paragraph{"GPUs & nodes"}, QuantityList{"summary", {{"hbm_bytes", "HBM per GPU", 80.0, "GiB"}}}}});
   d.sections.push_back({"Pipeline", {t, figure("bubble", "bubble of 1F1B", c)}});
   return d;
 }
@@ -140,10 +140,10 @@ TEST_CASE("a failure while filling leaves the old output and no temporary behind
   std::ofstream(dir / "keep.txt") << "old";
   std::ofstream(dir / mhcsim::kOutputMarker) << "";  // an output of ours, so --force may replace it
   CHECK_THROWS_AS(mhcsim::write_directory_atomically(dir, true,
-                                             [](const fs::path& p) {
-                                               std::ofstream(p / "half.txt") << "x";
-                                               throw std::runtime_error("disk full");
-                                             }),
+                                                     [](const fs::path& p) {
+                                                       std::ofstream(p / "half.txt") << "x";
+                                                       throw std::runtime_error("disk full");
+                                                     }),
                   std::runtime_error);
   CHECK(fs::exists(dir / "keep.txt"));
   CHECK_FALSE(fs::exists(dir / "half.txt"));

@@ -132,7 +132,7 @@ TEST_CASE("timeline: one box per op, a row label per rank, legend of kinds") {
   CHECK(svg.find(">rank 1</text>") != std::string::npos);
   CHECK(svg.find(">backward</text>") != std::string::npos);
   CHECK(svg.find(">6</text>") != std::string::npos);  // 6 ms at the end of the axis
-  CHECK(count(svg, "fill=\"#E69F00\"") == 3);          // two backward ops + legend swatch
+  CHECK(count(svg, "fill=\"#E69F00\"") == 3);         // two backward ops + legend swatch
   t.ops.push_back({2, 0, 0, 1});
   CHECK_THROWS_AS(render_svg(t), std::invalid_argument);
 }

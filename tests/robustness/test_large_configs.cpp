@@ -22,10 +22,12 @@ const std::string kScenarios = std::string(MHCSIM_SOURCE_DIR) + "/scenarios/";
 constexpr int64_t kV3KvBytesPerToken = 70'272;
 
 Scenario serve_16k(int64_t context, int64_t batch) {
-  return scenarios::load_scenario(
-      kScenarios + "deepseek_v3_serve.toml",
-      {{"hardware.gpus", "16384"}, {"parallel.ep", "128"}, {"parallel.redundant_experts", "0"},
-       {"workload.context_len", std::to_string(context)}, {"workload.batch_seqs", std::to_string(batch)}});
+  return scenarios::load_scenario(kScenarios + "deepseek_v3_serve.toml",
+                                  {{"hardware.gpus", "16384"},
+                                   {"parallel.ep", "128"},
+                                   {"parallel.redundant_experts", "0"},
+                                   {"workload.context_len", std::to_string(context)},
+                                   {"workload.batch_seqs", std::to_string(batch)}});
 }
 
 }  // namespace
@@ -59,13 +61,14 @@ TEST_CASE("training at 16K GPUs and 1M-token sequences: finite memory and step f
                                           {{"hardware.gpus", "16384"}, {"workload.seq_len", "1048576"}});
   REQUIRE(s.parallel.dp == 1024);
   const auto mem = cost::training_memory(s);
-  for (const double v : {mem.weight_bytes, mem.grad_bytes, mem.optimizer_bytes, mem.activation_bytes, mem.total_bytes()}) {
+  for (const double v :
+       {mem.weight_bytes, mem.grad_bytes, mem.optimizer_bytes, mem.activation_bytes, mem.total_bytes()}) {
     CHECK(std::isfinite(v));
     CHECK(v > 0);
   }
   // Activations scale with tokens: 1M-token micro-batches hold 256x those of 4K-token ones.
-  const auto base = cost::training_memory(scenarios::load_scenario(kScenarios + "deepseek_v3_train.toml",
-                                                                   {{"hardware.gpus", "16384"}}));
+  const auto base = cost::training_memory(
+      scenarios::load_scenario(kScenarios + "deepseek_v3_train.toml", {{"hardware.gpus", "16384"}}));
   CHECK_THAT(mem.activation_bytes, WithinRel(base.activation_bytes * 256, 1e-9));
 
   const auto step = cost::step_estimate(s);

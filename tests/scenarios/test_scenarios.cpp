@@ -202,7 +202,8 @@ TEST_CASE("a hardware file adds and overrides GPUs at run time, relative to its 
   CHECK(s.hardware.gpus_per_node == 4);
   CHECK(s.hardware.nvlink_domain() == 32);
   // The file's h800 overrides the shipped H800 (names match in any case).
-  const Scenario h = load_scenario(kScenarios / "deepseek_v3_train.toml", {{"hardware.catalog", (dir / "hw.toml").string()}});
+  const Scenario h =
+      load_scenario(kScenarios / "deepseek_v3_train.toml", {{"hardware.catalog", (dir / "hw.toml").string()}});
   CHECK(h.hardware.gpu.hbm_bytes == 96.0 * (1 << 30));
   // `hw --hardware` lists the file's two entries first, then the shipped ones but the H800.
   const auto listed = catalog_entries((dir / "hw.toml").string());
@@ -256,8 +257,9 @@ TEST_CASE("bad hardware files name their own file, line and key") {
     }
   }
   // A file that is not there is named at the key that asked for it.
-  CHECK_THROWS_WITH(load_scenario(kScenarios / "deepseek_v3_train.toml", {{"hardware.catalog", (dir / "none.toml").string()}}),
-                    Catch::Contains("none.toml"));
+  CHECK_THROWS_WITH(
+      load_scenario(kScenarios / "deepseek_v3_train.toml", {{"hardware.catalog", (dir / "none.toml").string()}}),
+      Catch::Contains("none.toml"));
   // A scenario's NVLink domain smaller than its servers.
   CHECK_THROWS_WITH(load_scenario(kScenarios / "deepseek_v3_train.toml", {{"hardware.nvlink_domain_gpus", "4"}}),
                     Catch::Contains("smaller than a server of 8"));
@@ -277,13 +279,14 @@ TEST_CASE("bad input names the file, line and key") {
       {"negative size", "hidden = 7168", "hidden = -7168", "model.hidden", "out of range", "hidden = -7168"},
       {"NaN", "\\boverlap = [0-9.]+|extra_stage_layers = 3", "extra_stage_layers = 3\noverlap = nan",
        "parallel.overlap", "not a finite number", "overlap = nan"},
-      {"bad enum", "schedule = \"dualpipe\"", "schedule = \"dual-pipe\"", "parallel.schedule",
-       "expected one of 1f1b", "dual-pipe"},
+      {"bad enum", "schedule = \"dualpipe\"", "schedule = \"dual-pipe\"", "parallel.schedule", "expected one of 1f1b",
+       "dual-pipe"},
       {"layers not divisible by PP", "layers = 61", "layers = 60", "parallel.pp", "not divisible", "pp = 16"},
-      {"EP larger than experts", "ep = 64", "ep = 512", "parallel.ep", "larger than the 256 routed experts", "ep = 512"},
+      {"EP larger than experts", "ep = 64", "ep = 512", "parallel.ep", "larger than the 256 routed experts",
+       "ep = 512"},
       {"DualPipe with odd PP", "pp = 16\n", "pp = 15\n", "parallel.pp", "even number of ranks", "pp = 15"},
-      {"too few micro-batches", "micro_batches = 120", "micro_batches = 30", "parallel.micro_batches",
-       ">= 2 x PP = 32", "micro_batches = 30"},
+      {"too few micro-batches", "micro_batches = 120", "micro_batches = 30", "parallel.micro_batches", ">= 2 x PP = 32",
+       "micro_batches = 30"},
       {"top-k > experts", "top_k = 8", "top_k = 300", "model.moe.top_k", "exceeds routed experts", "top_k = 300"},
       {"GPU count mismatch", "gpus = 2048", "gpus = 2040", "hardware.gpus", "do not split", "gpus = 2040"},
       {"unknown GPU", "gpu = \"H800\"", "gpu = \"H900\"", "hardware.gpu", "unknown GPU", "H900"},
@@ -321,11 +324,11 @@ TEST_CASE("missing required keys and TOML syntax errors point at a line") {
 TEST_CASE("overrides from --set go through the same validation") {
   const std::string text = read_text(kScenarios / "deepseek_v3_train.toml");
   SECTION("valid overrides change the value") {
-    const Scenario s = load_scenario_from_string(
-        text, "x.toml",
-        {parse_override("parallel.pp=8"), parse_override("parallel.schedule=1f1b"),
-         parse_override("parallel.overlap=0.5"), parse_override("precision.gemm=\"bf16\""),
-         parse_override("model.mhc.n=4")});
+    const Scenario s =
+        load_scenario_from_string(text, "x.toml",
+                                  {parse_override("parallel.pp=8"), parse_override("parallel.schedule=1f1b"),
+                                   parse_override("parallel.overlap=0.5"), parse_override("precision.gemm=\"bf16\""),
+                                   parse_override("model.mhc.n=4")});
     CHECK(s.parallel.pp == 8);
     CHECK(s.parallel.dp == 256);
     CHECK(s.parallel.schedule == Schedule::OneF1B);
@@ -340,8 +343,7 @@ TEST_CASE("overrides from --set go through the same validation") {
     CHECK(e.where().file == "--set");
     CHECK(std::string(e.what()) == "--set: parallel.pp: expected integer in [1, 4096] (got a string)");
     CHECK(error_of(text, {parse_override("parallel.pp=15")}).reason().find("even") != std::string::npos);
-    CHECK(error_of(text, {parse_override("parallel.ppp=8")}).reason() ==
-          "unknown key (did you mean 'parallel.pp'?)");
+    CHECK(error_of(text, {parse_override("parallel.ppp=8")}).reason() == "unknown key (did you mean 'parallel.pp'?)");
   }
   SECTION("malformed --set text") {
     CHECK_THROWS_AS(parse_override("parallel.pp"), InputError);
@@ -369,8 +371,7 @@ TEST_CASE("the op-level keys parse and default to the previous behaviour") {
     CHECK_FALSE(s.published.has_value());
   }
   SECTION("every key set") {
-    const std::string text =
-        gpt_with("model", "mlp = \"gelu\"");
+    const std::string text = gpt_with("model", "mlp = \"gelu\"");
     const Scenario s = load_scenario_from_string(
         gpt_with("workload", "global_batch_seqs = 256"), "gpt.toml",
         {parse_override("model.mlp=gelu"), parse_override("parallel.cp=2"),
@@ -417,9 +418,9 @@ TEST_CASE("workload.global_batch_seqs derives the micro-batches before the sched
     CHECK(e.key() == "parallel.micro_batches");
     CHECK_THAT(e.reason(), Catch::Contains("divisible by PP 2 (got 3)"));
     // A count the schedule accepts: 128 / 32 = 4.
-    CHECK(load_scenario_from_string(edited("seq_len = 2048", "seq_len = 2048\nglobal_batch_seqs = 128", text),
-                                    "gpt.toml")
-              .parallel.micro_batches == 4);
+    CHECK(
+        load_scenario_from_string(edited("seq_len = 2048", "seq_len = 2048\nglobal_batch_seqs = 128", text), "gpt.toml")
+            .parallel.micro_batches == 4);
   }
 }
 
@@ -430,12 +431,13 @@ TEST_CASE("bad op-level and [published] keys name the key and the line") {
   };
   const std::vector<Case> cases{
       {"unknown MLP", gpt_with("model", "mlp = \"relu\""), "model.mlp", "expected one of swiglu|gelu", "mlp ="},
-      {"unknown FP8 GEMM library", edited("\\[precision\\]", "[precision]\nfp8_gemm_kernels = \"cublas\""), "precision.fp8_gemm_kernels",
-       "expected one of deepgemm|cutlass-3.6", "fp8_gemm_kernels"},
+      {"unknown FP8 GEMM library", edited("\\[precision\\]", "[precision]\nfp8_gemm_kernels = \"cublas\""),
+       "precision.fp8_gemm_kernels", "expected one of deepgemm|cutlass-3.6", "fp8_gemm_kernels"},
       {"CP out of range", gpt_with("parallel", "cp = 0"), "parallel.cp", "out of range (expected integer in [1, 1024])",
        "cp = 0"},
-      {"CP dividing seq_len but not into 2 x CP chunks", edited("seq_len = 2048", "seq_len = 2052", gpt_with("parallel", "cp = 4")),
-       "parallel.cp", "2052 does not split into 2 x CP = 8 chunks", "cp = 4"},
+      {"CP dividing seq_len but not into 2 x CP chunks",
+       edited("seq_len = 2048", "seq_len = 2052", gpt_with("parallel", "cp = 4")), "parallel.cp",
+       "2052 does not split into 2 x CP = 8 chunks", "cp = 4"},
       {"GPUs not split over CP", edited("seq_len = 2048", "seq_len = 6144", gpt_with("parallel", "cp = 3")),
        "hardware.gpus", "64 GPUs do not split into TP 2 x CP 3 x PP 2", "gpus = 64"},
       {"explicit DP ignoring CP", gpt_with("parallel", "cp = 2\ndp = 16"), "hardware.gpus",
@@ -454,7 +456,8 @@ TEST_CASE("bad op-level and [published] keys name the key and the line") {
        edited("seq_len = 2048", "seq_len = 2048\nglobal_batch_seqs = 256", gpt_with("parallel", "micro_batches = 4")),
        "parallel.micro_batches", "both parallel.micro_batches = 4 and workload.global_batch_seqs = 256 are given",
        "micro_batches = 4"},
-      {"global batch when serving", edited("mode = \"train\"", "mode = \"serve\"", gpt_with("workload", "global_batch_seqs = 64")),
+      {"global batch when serving",
+       edited("mode = \"train\"", "mode = \"serve\"", gpt_with("workload", "global_batch_seqs = 64")),
        "workload.global_batch_seqs", "only for mode = train", "global_batch_seqs"},
       {"unknown published metric", gpt_published("source = \"x\"\ntflops = 100"), "published.tflops",
        "did you mean 'published.tflops_per_gpu'", "tflops ="},
@@ -467,8 +470,7 @@ TEST_CASE("bad op-level and [published] keys name the key and the line") {
        "expected a finite number > 0 (got a string)", "mfu_pct"},
       {"held_out not a bool", gpt_published("source = \"x\"\nheld_out = 1\nmfu_pct = 40"), "published.held_out",
        "expected true or false", "held_out"},
-      {"published without source", gpt_published("tflops_per_gpu = 148"), "published.source", "missing",
-       "[published]"},
+      {"published without source", gpt_published("tflops_per_gpu = 148"), "published.source", "missing", "[published]"},
       {"empty published table", gpt_published(""), "published.source", "missing", "[published]"},
       {"published without figure", gpt_published("source = \"x\"\nheld_out = true"), "published",
        "no figure (expected at least one of step_time_s, tflops_per_gpu", "[published]"},

@@ -56,8 +56,16 @@ SearchOptions narrow_options_for(const Scenario& base, int64_t gpus) {
 
 using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int, int64_t, int64_t, bool, int64_t, int>;
 Key key_of(const Candidate& c) {
-  return {c.tp, c.cp, c.pp, c.ep, static_cast<int>(c.schedule), c.virtual_stages, c.micro_batch_seqs,
-          c.sequence_parallel, c.zero_stage, static_cast<int>(c.recompute)};
+  return {c.tp,
+          c.cp,
+          c.pp,
+          c.ep,
+          static_cast<int>(c.schedule),
+          c.virtual_stages,
+          c.micro_batch_seqs,
+          c.sequence_parallel,
+          c.zero_stage,
+          static_cast<int>(c.recompute)};
 }
 
 }  // namespace
@@ -70,12 +78,13 @@ TEST_CASE("search: the prune counts and the dividing points add up to the space"
   CHECK(r.found.pruned.total() + r.found.priced_points == r.space_points);
   CHECK(r.found.dividing_points ==
         r.found.priced_points + r.found.pruned[Prune::Memory] + r.found.pruned[Prune::Headroom]);
-  CHECK(r.found.pruned[Prune::TpHeads] > 0);   // 512 has divisors 256 and 512 > 128 heads
-  CHECK(r.found.pruned[Prune::Memory] > 0);    // TP = PP = EP = 1 does not hold 671B parameters
+  CHECK(r.found.pruned[Prune::TpHeads] > 0);  // 512 has divisors 256 and 512 > 128 heads
+  CHECK(r.found.pruned[Prune::Memory] > 0);   // TP = PP = EP = 1 does not hold 671B parameters
   CHECK(r.found.pruned[Prune::MaxGpus] == 0);
   PruneCounts walked;
   int64_t visited = 0;
-  enumerate(base, default_axes(base, o.axes), o.limits, [&](const Candidate&) { ++visited; }, walked);
+  enumerate(
+      base, default_axes(base, o.axes), o.limits, [&](const Candidate&) { ++visited; }, walked);
   CHECK(visited == r.found.dividing_points);
   CHECK(walked.total() + visited == r.space_points);
 }
@@ -95,7 +104,8 @@ TEST_CASE("search: the walk lets through exactly the points the scenario validat
   const SpaceLimits limits{960, 0};  // 960 = 2^6 x 15: some DP x micro-batch products do not divide it
   std::set<Key> walked;
   PruneCounts pruned;
-  enumerate(base, a, limits, [&](const Candidate& c) { walked.insert(key_of(c)); }, pruned);
+  enumerate(
+      base, a, limits, [&](const Candidate& c) { walked.insert(key_of(c)); }, pruned);
   REQUIRE(!walked.empty());
 
   scenarios::ScenarioTemplate tpl(text_of("deepseek_v3_train.toml"), "deepseek_v3_train.toml");
@@ -124,8 +134,7 @@ TEST_CASE("search: the walk lets through exactly the points the scenario validat
                     try {
                       (void)tpl.instantiate(o);
                       accepted.insert(key_of(c));
-                    } catch (const InputError&) {
-                    }
+                    } catch (const InputError&) {}
                   }
   CHECK(points == space_size(base, a));
   CHECK(walked == accepted);
@@ -161,8 +170,8 @@ TEST_CASE("search: top K is ordered by the objective and the fronts are Pareto f
   auto o = narrow_options_for(base, 256);
   o.axes.gpus = {256, 512};
   o.top = 20;
-  for (const Objective obj : {Objective::TokensPerSecond, Objective::CostPerToken, Objective::StepTime,
-                              Objective::MemoryHeadroom}) {
+  for (const Objective obj :
+       {Objective::TokensPerSecond, Objective::CostPerToken, Objective::StepTime, Objective::MemoryHeadroom}) {
     o.objective = obj;
     const auto r = run_search(base, o);
     REQUIRE(r.found.top.size() == 20);
@@ -221,8 +230,9 @@ TEST_CASE("search: the best configuration is at least as good as the shipped one
   // The shipped point is in the space: the walk lets it through.
   PruneCounts ignored;
   bool found = false;
-  enumerate(base, default_axes(base, o.axes), o.limits,
-            [&](const Candidate& c) { found = found || key_of(c) == key_of(candidate_of(base)); }, ignored);
+  enumerate(
+      base, default_axes(base, o.axes), o.limits,
+      [&](const Candidate& c) { found = found || key_of(c) == key_of(candidate_of(base)); }, ignored);
   CHECK(found);
 }
 

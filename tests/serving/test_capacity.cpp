@@ -53,7 +53,7 @@ TEST_CASE("deployment units: the EP group in whole nodes, or the replica") {
   CHECK(ep.unit_gpus == 144);
   CHECK(ep.replicas_per_unit == 144);
   const auto prefill = pool_units(test::deepseek_serve({{"parallel.ep", "32"}, {"hardware.gpus", "32"}}), "prefill");
-  CHECK(prefill.unit_gpus == 32);  // DeepSeek's 4-node prefill unit
+  CHECK(prefill.unit_gpus == 32);                              // DeepSeek's 4-node prefill unit
   const auto tp = pool_units(test::llama_serve(), "serving");  // TP 8 dense: a node per replica
   CHECK(tp.unit_gpus == 8);
   CHECK(tp.replicas_per_unit == 1);

@@ -16,7 +16,8 @@ using Catch::Matchers::WithinRel;
 
 TEST_CASE("request files: CSV with its header in any order, JSONL, comments and blank lines") {
   SECTION("CSV") {
-    const test::TempFile f("r.csv", "# a trace\noutput_tokens, arrival_s ,input_tokens,user\n\n12,0.5,100,a\n7,0.5,30,b\n");
+    const test::TempFile f("r.csv",
+                           "# a trace\noutput_tokens, arrival_s ,input_tokens,user\n\n12,0.5,100,a\n7,0.5,30,b\n");
     RequestFile src(f.path());
     const auto a = src.next(), b = src.next();
     REQUIRE(a);
@@ -31,8 +32,9 @@ TEST_CASE("request files: CSV with its header in any order, JSONL, comments and 
   }
   SECTION("JSONL, by extension or by its first character") {
     const auto name = GENERATE(std::string("r.jsonl"), std::string("r.txt"));
-    const test::TempFile f(name, "{\"arrival_s\": 0, \"input_tokens\": 10, \"output_tokens\": 2}\n"
-                                 "# comment\n{\"arrival_s\": 1.25, \"input_tokens\": 20, \"output_tokens\": 3, \"x\": 1}\n");
+    const test::TempFile f(name,
+                           "{\"arrival_s\": 0, \"input_tokens\": 10, \"output_tokens\": 2}\n"
+                           "# comment\n{\"arrival_s\": 1.25, \"input_tokens\": 20, \"output_tokens\": 3, \"x\": 1}\n");
     RequestFile src(f.path());
     CHECK(src.next()->input_tokens == 10);
     const auto b = src.next();
@@ -47,8 +49,7 @@ TEST_CASE("request file errors name file:line and the column") {
     const test::TempFile f(name, text);
     try {
       RequestFile src(f.path());
-      while (src.next()) {
-      }
+      while (src.next()) {}
     } catch (const InputError& e) {
       const std::string what = e.what();
       REQUIRE(what.rfind(f.str(), 0) == 0);  // starts with the file
@@ -58,7 +59,8 @@ TEST_CASE("request file errors name file:line and the column") {
     return std::string();
   };
   const std::string header = "arrival_s,input_tokens,output_tokens\n";
-  CHECK_THAT(error("a.csv", header + "0,10,1\n1,ten,1\n"), Catch::StartsWith(":3: input_tokens: 'ten' is not an integer"));
+  CHECK_THAT(error("a.csv", header + "0,10,1\n1,ten,1\n"),
+             Catch::StartsWith(":3: input_tokens: 'ten' is not an integer"));
   CHECK_THAT(error("a.csv", header + "0,10,1\n1,10.5,1\n"), Catch::StartsWith(":3: input_tokens:"));
   CHECK_THAT(error("a.csv", header + "0,10,0\n"), Catch::StartsWith(":2: output_tokens: 0 (expected >= 1)"));
   CHECK_THAT(error("a.csv", header + "2,10,1\n1,10,1\n"), Catch::StartsWith(":3: arrival_s: 1 is before"));
@@ -67,7 +69,8 @@ TEST_CASE("request file errors name file:line and the column") {
   CHECK_THAT(error("a.csv", "arrival_s,input_tokens\n1,2\n"), Catch::StartsWith(":1: header:"));
   CHECK_THAT(error("a.jsonl", "{\"arrival_s\": 0, \"input_tokens\": 1, \"output_tokens\": 1}\n{\"arrival_s\": 1, "),
              Catch::StartsWith(":2: line: not a JSON object"));
-  CHECK_THAT(error("a.jsonl", "{\"arrival_s\": 0, \"input_tokens\": 1}\n"), Catch::StartsWith(":1: output_tokens: missing"));
+  CHECK_THAT(error("a.jsonl", "{\"arrival_s\": 0, \"input_tokens\": 1}\n"),
+             Catch::StartsWith(":1: output_tokens: missing"));
   CHECK_THAT(error("a.jsonl", "{\"arrival_s\": \"0\", \"input_tokens\": 1, \"output_tokens\": 1}\n"),
              Catch::StartsWith(":1: arrival_s: \"0\" is not a number"));
   CHECK_THAT(error("a.csv", "# only a comment\n"), Catch::StartsWith(": --requests-file: no request"));

@@ -97,7 +97,8 @@ TEST_CASE("conservation: every request finishes and every token is counted") {
   PoissonSource source(3.0, 2000, lengths ? exponential(800) : fixed(800), lengths ? exponential(200) : fixed(200), 11);
   PoissonSource replay(3.0, 2000, lengths ? exponential(800) : fixed(800), lengths ? exponential(200) : fixed(200), 11);
   double in = 0, out = 0;
-  while (auto q = replay.next()) in += static_cast<double>(q->input_tokens), out += static_cast<double>(q->output_tokens);
+  while (auto q = replay.next())
+    in += static_cast<double>(q->input_tokens), out += static_cast<double>(q->output_tokens);
   ServingConfig c;
   c.replicas = 2;
   const auto r = simulate(deepseek(), c, source);
@@ -198,7 +199,8 @@ TEST_CASE("cost: GPU time at the catalog price, split between prefill and decode
   CHECK_THAT(r.cost_usd, WithinRel(r.duration_s / 3600.0 * 2.0, 1e-12));  // H800 at $2 per GPU-hour
   CHECK(r.cost_per_million_input_usd > 0);
   CHECK(r.cost_per_million_output_usd > 0);
-  const double spent = r.cost_per_million_input_usd * r.input_tokens / 1e6 + r.cost_per_million_output_usd * r.output_tokens / 1e6;
+  const double spent =
+      r.cost_per_million_input_usd * r.input_tokens / 1e6 + r.cost_per_million_output_usd * r.output_tokens / 1e6;
   CHECK_THAT(spent, WithinRel(r.cost_usd, 1e-9));
 }
 

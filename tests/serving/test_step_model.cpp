@@ -78,7 +78,8 @@ TEST_CASE("small batches stream the weights, large ones are compute bound") {
 
 TEST_CASE("routed experts: a small batch on one GPU streams only the experts it hits") {
   // EP 1: one GPU hosts all 256 experts; one token picks 8 of them.
-  const ServingStepModel one_gpu(test::deepseek_serve({{"parallel.ep", "1"}, {"hardware.gpus", "1"},
+  const ServingStepModel one_gpu(test::deepseek_serve({{"parallel.ep", "1"},
+                                                       {"hardware.gpus", "1"},
                                                        {"parallel.redundant_experts", "0"},
                                                        {"parallel.max_nodes_per_token", "0"}}));
   const double t1 = one_gpu.time(decode(1, 128)).linear_seconds;
@@ -91,19 +92,22 @@ TEST_CASE("routed experts: a small batch on one GPU streams only the experts it 
 
 TEST_CASE("consistent with serve_estimate where both price the same work") {
   SECTION("prefill: the same op list, all-to-all and overlap, plus the LM head") {
-    const auto s = test::deepseek_serve({{"workload.phase", "\"prefill\""}, {"workload.batch_seqs", "4"},
-                                         {"parallel.ep", "32"}, {"hardware.gpus", "32"}});
+    const auto s = test::deepseek_serve({{"workload.phase", "\"prefill\""},
+                                         {"workload.batch_seqs", "4"},
+                                         {"parallel.ep", "32"},
+                                         {"hardware.gpus", "32"}});
     const auto e = serve_estimate(s);
     const auto t = ServingStepModel(s).time(prefill(4, 4989));
-    CHECK_THAT(t.linear_seconds + t.memory_bound_seconds,
-               WithinRel(e.linear_seconds + e.elementwise_seconds, 0.01));
+    CHECK_THAT(t.linear_seconds + t.memory_bound_seconds, WithinRel(e.linear_seconds + e.elementwise_seconds, 0.01));
     CHECK_THAT(t.attention_seconds, WithinRel(e.attention_seconds, 0.01));
     CHECK_THAT(t.a2a_seconds, WithinRel(e.a2a_seconds, 0.01));
     CHECK_THAT(t.seconds, WithinRel(e.step_seconds, 0.02));
   }
   SECTION("decode, one node, no overlap: the same attention; GEMMs at least the roofline") {
-    const auto s = test::deepseek_serve({{"parallel.ep", "8"}, {"hardware.gpus", "8"},
-                                         {"parallel.redundant_experts", "0"}, {"parallel.overlap", "0"},
+    const auto s = test::deepseek_serve({{"parallel.ep", "8"},
+                                         {"hardware.gpus", "8"},
+                                         {"parallel.redundant_experts", "0"},
+                                         {"parallel.overlap", "0"},
                                          {"parallel.max_nodes_per_token", "0"}});
     const auto e = serve_estimate(s);
     const auto t = ServingStepModel(s).time(decode(128, 4989));

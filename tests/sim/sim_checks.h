@@ -39,14 +39,19 @@ inline void check_forward_before_backward(const Simulation& s) {
     const auto u = static_cast<size_t>(l.mb) * static_cast<size_t>(g.layout.hops) + static_cast<size_t>(l.hop);
     const double a = t.start_seconds[static_cast<size_t>(op)], e = t.end_seconds[static_cast<size_t>(op)];
     switch (l.unit) {
-      case UnitKind::Forward: f_end[u] = std::max(f_end[u], e); break;
+      case UnitKind::Forward:
+        f_end[u] = std::max(f_end[u], e);
+        break;
       case UnitKind::Backward:
       case UnitKind::BackwardInput:
         b_start[u] = std::min(b_start[u], a);
         b_end[u] = std::max(b_end[u], e);
         break;
-      case UnitKind::Weight: w_start[u] = std::min(w_start[u], a); break;
-      default: break;
+      case UnitKind::Weight:
+        w_start[u] = std::min(w_start[u], a);
+        break;
+      default:
+        break;
     }
   }
   for (size_t u = 0; u < units; ++u) {
@@ -62,8 +67,7 @@ inline void check_invariants(const Simulation& s) {
   check_forward_before_backward(s);
 }
 
-inline ScheduleSpec make_spec(Schedule kind, int32_t ranks, int32_t micro_batches,
-                              int32_t virtual_stages = 1) {
+inline ScheduleSpec make_spec(Schedule kind, int32_t ranks, int32_t micro_batches, int32_t virtual_stages = 1) {
   ScheduleSpec s;
   s.kind = kind;
   s.ranks = ranks;

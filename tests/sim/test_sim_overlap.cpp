@@ -49,7 +49,8 @@ Simulation one_rank(bool overlapped, double a2a_overlap = 1.0) {
 double end_of(const Simulation& s, UnitKind unit, Piece piece, int32_t mb, int32_t hop = 0) {
   for (int32_t op = 0; op < s.graph.op_count(); ++op) {
     const auto& l = s.graph.label[static_cast<size_t>(op)];
-    if (l.unit == unit && l.piece == piece && l.mb == mb && l.hop == hop) return s.timeline.end_seconds[static_cast<size_t>(op)];
+    if (l.unit == unit && l.piece == piece && l.mb == mb && l.hop == hop)
+      return s.timeline.end_seconds[static_cast<size_t>(op)];
   }
   FAIL("op not found");
   return -1;

@@ -53,8 +53,8 @@ void check_terms_add_up(const Simulation& s) {
 }  // namespace
 
 TEST_CASE("the last stage runs at its own price on the rank(s) that hold it") {
-  const auto kind = GENERATE(Schedule::OneF1B, Schedule::ZB1P, Schedule::Interleaved1F1B,
-                             Schedule::DualPipe, Schedule::DualPipeV);
+  const auto kind =
+      GENERATE(Schedule::OneF1B, Schedule::ZB1P, Schedule::Interleaved1F1B, Schedule::DualPipe, Schedule::DualPipeV);
   const int32_t p = GENERATE(2, 4);
   INFO(to_string(kind) << " pp " << p);
   StagePrices prices = uniform_stages(uniform_prices(1.0, 1.0, 1.0));
@@ -91,7 +91,7 @@ TEST_CASE("the exposed DP gradient sync closes the step on every rank") {
   check_terms_add_up(s);
   CHECK(s.stats.step_seconds == plain.stats.step_seconds + 0.5);  // after rank 0's last B
   for (const auto& r : s.stats.ranks) CHECK(r.grad_sync_seconds == 0.5);
-  CHECK(s.stats.bubble_seconds == plain.stats.bubble_seconds);    // table: (PP-1)(F+B)
+  CHECK(s.stats.bubble_seconds == plain.stats.bubble_seconds);  // table: (PP-1)(F+B)
 }
 
 TEST_CASE("shipped training scenarios: simulate agrees with step within 5% (step) and 10% (bubble)") {

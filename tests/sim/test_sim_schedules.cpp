@@ -47,8 +47,7 @@ TEST_CASE("1F1B: bubble (PP-1)(F+B), PP activations on the first rank") {
   test::check_invariants(s);
   check_every_rank_idles(s, table_bubble(Schedule::OneF1B, p, n));
   CHECK(s.stats.step_seconds == 3.0 * n + table_bubble(Schedule::OneF1B, p, n));
-  CHECK(s.stats.ranks[0].peak_activation_chunks ==
-        cost::pipeline_activation_chunks(Schedule::OneF1B, p, n));
+  CHECK(s.stats.ranks[0].peak_activation_chunks == cost::pipeline_activation_chunks(Schedule::OneF1B, p, n));
 }
 
 TEST_CASE("ZB-H1: bubble (PP-1)(F+B-2W), PP activations") {
@@ -128,11 +127,18 @@ TEST_CASE("DualPipe and DualPipeV: cost's count of lone and overlapped slots is 
     double lone_f = 0, lone_b = 0, pairs = 0;
     for (int32_t i = prog.begin[static_cast<size_t>(r)]; i < prog.begin[static_cast<size_t>(r) + 1]; ++i) {
       switch (prog.slots[static_cast<size_t>(i)].kind) {
-        case SlotKind::Forward: ++lone_f; break;
+        case SlotKind::Forward:
+          ++lone_f;
+          break;
         case SlotKind::Backward:
-        case SlotKind::BackwardInput: ++lone_b; break;
-        case SlotKind::ForwardBackward: ++pairs; break;
-        case SlotKind::Weight: break;
+        case SlotKind::BackwardInput:
+          ++lone_b;
+          break;
+        case SlotKind::ForwardBackward:
+          ++pairs;
+          break;
+        case SlotKind::Weight:
+          break;
       }
     }
     const int32_t h = kind == Schedule::DualPipeV ? r : std::min(r, p - 1 - r);
@@ -145,8 +151,8 @@ TEST_CASE("DualPipe and DualPipeV: cost's count of lone and overlapped slots is 
 }
 
 TEST_CASE("invariants hold with all-to-all, mHC stream and costly PP links") {
-  const auto kind = GENERATE(Schedule::OneF1B, Schedule::ZB1P, Schedule::Interleaved1F1B,
-                             Schedule::DualPipe, Schedule::DualPipeV);
+  const auto kind =
+      GENERATE(Schedule::OneF1B, Schedule::ZB1P, Schedule::Interleaved1F1B, Schedule::DualPipe, Schedule::DualPipeV);
   const int32_t p = GENERATE(2, 4, 8);
   const int32_t n = 4 * p;
   INFO(to_string(kind) << " pp " << p);
@@ -230,7 +236,8 @@ TEST_CASE("the engine rejects negative and non-finite durations") {
   const auto spec = make_spec(Schedule::OneF1B, 4, 8);
   CHECK_THROWS_WITH(simulate(spec, uniform_prices(1.0, -3.0, 1.0)), Contains("expected finite and >= 0"));
   CHECK_THROWS_AS(simulate(spec, uniform_prices(std::nan(""), 1.0, 1.0)), std::invalid_argument);
-  CHECK_THROWS_AS(simulate(spec, uniform_prices(1.0, 1.0, std::numeric_limits<double>::infinity())), std::invalid_argument);
+  CHECK_THROWS_AS(simulate(spec, uniform_prices(1.0, 1.0, std::numeric_limits<double>::infinity())),
+                  std::invalid_argument);
 }
 
 TEST_CASE("hundreds to a thousand pipeline ranks simulate") {
@@ -248,10 +255,8 @@ TEST_CASE("schedules reject impossible pipeline shapes with a SpecError naming t
                     Contains("parallel.micro_batches") && Contains(">= 2 x pp"));
   CHECK_THROWS_WITH(simulate(make_spec(Schedule::DualPipe, 4, 9), canonical()),
                     Contains("parallel.micro_batches") && Contains("even"));
-  CHECK_THROWS_WITH(simulate(make_spec(Schedule::DualPipeV, 4, 7), canonical()),
-                    Contains("parallel.micro_batches"));
-  CHECK_THROWS_WITH(simulate(make_spec(Schedule::Interleaved1F1B, 4, 6, 2), canonical()),
-                    Contains("multiple of pp"));
+  CHECK_THROWS_WITH(simulate(make_spec(Schedule::DualPipeV, 4, 7), canonical()), Contains("parallel.micro_batches"));
+  CHECK_THROWS_WITH(simulate(make_spec(Schedule::Interleaved1F1B, 4, 6, 2), canonical()), Contains("multiple of pp"));
   CHECK_THROWS_AS(simulate(make_spec(Schedule::ZB1P, 4, 3), canonical()), SpecError);
   CHECK_THROWS_AS(simulate(make_spec(Schedule::OneF1B, 0, 3), canonical()), SpecError);
   CHECK_THROWS_AS(simulate(make_spec(Schedule::OneF1B, 2, 0), canonical()), SpecError);

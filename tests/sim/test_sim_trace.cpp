@@ -125,8 +125,8 @@ TEST_CASE("chrome trace: integer-nanosecond slices that never overlap on a threa
 }
 
 TEST_CASE("chrome trace file: plain JSON, or gzip when the name ends in .gz") {
-  const auto s = simulate(
-      scenarios::load_scenario(std::string(MHCSIM_SOURCE_DIR) + "/scenarios/mhc_27b_h100.toml", {}));
+  const auto s =
+      simulate(scenarios::load_scenario(std::string(MHCSIM_SOURCE_DIR) + "/scenarios/mhc_27b_h100.toml", {}));
   const auto dir = std::filesystem::temp_directory_path();
   const auto plain = dir / "mhcsim_test_trace.json";
   const auto packed = dir / "mhcsim_test_trace.json.gz";

@@ -76,9 +76,13 @@ TEST_CASE("mappings file: .npy float32 and float64", "[stability][mappings]") {
   CHECK(f.values[8] == 0.5);
 
   const double nan = std::nan("");
-  CHECK_THAT(error_of([&] { parse_mappings_npy(npy<double>("<f8", "(2, 2, 2)", {1, 2, 3, 4, 5, nan, 7, 8}), "m.npy"); }),
+  CHECK_THAT(error_of([&] {
+               parse_mappings_npy(npy<double>("<f8", "(2, 2, 2)", {1, 2, 3, 4, 5, nan, 7, 8}), "m.npy");
+             }),
              Equals("m.npy: element [1][0][1]: nan is not a finite number"));
-  CHECK_THAT(error_of([&] { parse_mappings_npy(npy("<f8", "(2, 2, 2)", std::vector<double>{1, 2, 3}), "m.npy"); }),
+  CHECK_THAT(error_of([&] {
+               parse_mappings_npy(npy("<f8", "(2, 2, 2)", std::vector<double>{1, 2, 3}), "m.npy");
+             }),
              Equals("m.npy: data: 24 bytes, expected 64 for shape (2, 2, 2) of float64"));
   CHECK_THAT(error_of([&] { parse_mappings_npy(npy(">f8", "(2, 2, 2)", d), "m.npy"); }),
              Contains("m.npy: header: descr \">f8\" is not supported"));

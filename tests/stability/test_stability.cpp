@@ -199,6 +199,6 @@ TEST_CASE("stability: quantiles and bounds", "[stability]") {
   const auto variants = standard_variants({1, 20});
   REQUIRE(variants.size() == 5);
   CHECK_NOTHROW(check_study_size(4, 60, 10000, variants));
-  CHECK_THROWS_AS(check_study_size(4, 60, 1'000'000, variants), SpecError);     // curve values
+  CHECK_THROWS_AS(check_study_size(4, 60, 1'000'000, variants), SpecError);                     // curve values
   CHECK_THROWS_AS(check_study_size(64, 2000, 100, {{MappingKind::MhcFp32, 1000}}), SpecError);  // operations
 }

@@ -45,8 +45,8 @@ Evaluator toy() {
   e.metrics = {{{"step_time_s", "step (ms)", 3, 1e3}, false}, {{"tokens_per_second", "tokens/s", 0}, true}};
   e.evaluate = [](const Scenario& s) {
     const auto& p = s.parallel;
-    const double step = static_cast<double>(p.pp) + 100.0 / static_cast<double>(p.ep) +
-                        1e-3 * static_cast<double>(p.micro_batches);
+    const double step =
+        static_cast<double>(p.pp) + 100.0 / static_cast<double>(p.ep) + 1e-3 * static_cast<double>(p.micro_batches);
     Evaluation r{"", {step, 1e6 / step}};
     if (p.pp == 4 && p.ep == 8) r.infeasible_reason = "out of memory (toy)";
     return r;
@@ -118,8 +118,8 @@ TEST_CASE("top-K ranking: feasible points by a metric, in its direction") {
 TEST_CASE("results do not depend on the number of threads") {
   std::string mbs = "parallel.micro_batches=";
   for (int m = 32; m < 32 + 2 * 60; m += 2) mbs += std::to_string(m) + (m + 2 < 32 + 2 * 60 ? "," : "");
-  const Grid grid({parse_sweep_axis("parallel.pp=4,8,7"), parse_sweep_axis("parallel.ep=8,16,64"),
-                   parse_sweep_axis(mbs)});
+  const Grid grid(
+      {parse_sweep_axis("parallel.pp=4,8,7"), parse_sweep_axis("parallel.ep=8,16,64"), parse_sweep_axis(mbs)});
   REQUIRE(grid.size() > 500);  // several chunks per worker
   auto a = deepseek();
   auto b = deepseek();
@@ -144,8 +144,8 @@ TEST_CASE("errors that are not about the input stop the sweep") {
 TEST_CASE("CSV and JSON outputs: complete, typed, atomic, --force to replace") {
   TempDir tmp;
   auto tpl = deepseek();
-  const auto r = run_sweep(tpl, Grid({parse_sweep_axis("parallel.pp=4,8"), parse_sweep_axis("parallel.ep=8,16")}),
-                           toy(), {2, {}});
+  const auto r =
+      run_sweep(tpl, Grid({parse_sweep_axis("parallel.pp=4,8"), parse_sweep_axis("parallel.ep=8,16")}), toy(), {2, {}});
   const std::string prefix = (tmp.path / "out").string();
   write_outputs(r, {{"scenario", "deepseek-v3-train"}}, prefix, false);
   const std::string csv = read(prefix + ".csv");
@@ -190,14 +190,17 @@ TEST_CASE("the capacity report splits the slowest chunk's time by op kind, in HT
   // The four op kinds in cost::OpKind order, DeepSeek-V3's EP all-to-all, then the total.
   const auto& rows = table->rows();
   REQUIRE(rows.size() == 6);
-  const std::vector<std::string> kinds = {"gemm", "attention", "memory-bound", "communication", "EP all-to-all", "total"};
+  const std::vector<std::string> kinds = {"gemm",          "attention",     "memory-bound",
+                                          "communication", "EP all-to-all", "total"};
   double sum_ms = 0, sum_pct = 0;
   for (size_t i = 0; i < rows.size(); ++i) {
     CHECK(std::get<std::string>(rows[i][0]) == kinds[i]);
     const double sec = std::get<double>(rows[i][2]), pct = std::get<double>(rows[i][3]);
     CHECK(sec >= 0);
-    if (i + 1 < rows.size()) sum_ms += sec, sum_pct += pct;
-    else CHECK_THAT(sec, Catch::Matchers::WithinRel(sum_ms, 1e-12));
+    if (i + 1 < rows.size())
+      sum_ms += sec, sum_pct += pct;
+    else
+      CHECK_THAT(sec, Catch::Matchers::WithinRel(sum_ms, 1e-12));
   }
   CHECK_THAT(sum_pct, Catch::Matchers::WithinRel(100.0, 1e-9));
   const auto kind_seconds = cost::step_estimate(s).chunk.kind_seconds;
@@ -218,8 +221,8 @@ TEST_CASE("the capacity report splits the slowest chunk's time by op kind, in HT
 TEST_CASE("streamed sweeps: blocks in point order, the same results, and the same top K") {
   std::string mbs = "parallel.micro_batches=";
   for (int m = 32; m < 32 + 2 * 60; m += 2) mbs += std::to_string(m) + (m + 2 < 32 + 2 * 60 ? "," : "");
-  const Grid grid({parse_sweep_axis("parallel.pp=4,8,7"), parse_sweep_axis("parallel.ep=8,16,64"),
-                   parse_sweep_axis(mbs)});
+  const Grid grid(
+      {parse_sweep_axis("parallel.pp=4,8,7"), parse_sweep_axis("parallel.ep=8,16,64"), parse_sweep_axis(mbs)});
   auto a = deepseek();
   auto b = deepseek();
   const auto whole = run_sweep(a, grid, toy(), {1, {}});
@@ -227,14 +230,16 @@ TEST_CASE("streamed sweeps: blocks in point order, the same results, and the sam
   int64_t next = 0, blocks = 0;
   std::vector<std::string> reasons;
   TopPoints top("step_time", 5);
-  stream_sweep(b, grid, toy(), {4, {}}, [&](const SweepResult& block, int64_t first) {
-    CHECK(first == next);
-    CHECK(block.points <= 7);
-    next += block.points;
-    ++blocks;
-    reasons.insert(reasons.end(), block.reasons.begin(), block.reasons.end());
-    top.add(block, first);
-  }, {7, 2, {}});
+  stream_sweep(b, grid, toy(), {4, {}},
+               [&](const SweepResult& block, int64_t first) {
+                 CHECK(first == next);
+                 CHECK(block.points <= 7);
+                 next += block.points;
+                 ++blocks;
+                 reasons.insert(reasons.end(), block.reasons.begin(), block.reasons.end());
+                 top.add(block, first);
+               },
+               {7, 2, {}});
   CHECK(next == grid.size());
   CHECK(blocks == (grid.size() + 6) / 7);
   CHECK(reasons == whole.reasons);
@@ -248,6 +253,7 @@ TEST_CASE("streamed sweeps: blocks in point order, the same results, and the sam
   CHECK_THROWS_WITH(stream_sweep(c, grid, toy(), {3, {}},
                                  [](const SweepResult&, int64_t first) {
                                    if (first > 0) throw std::runtime_error("disk full");
-                                 }, {16, 2, {}}),
+                                 },
+                                 {16, 2, {}}),
                     "disk full");
 }

@@ -34,8 +34,8 @@ std::string error_of(const std::function<void()>& f) {
 }  // namespace
 
 TEST_CASE("template instances equal the loader's result for the same overrides") {
-  const auto file = GENERATE(as<std::string>{}, "deepseek_v3_train.toml", "llama3_70b_gqa.toml",
-                             "mhc_27b_h100.toml", "deepseek_v3_serve.toml");
+  const auto file = GENERATE(as<std::string>{}, "deepseek_v3_train.toml", "llama3_70b_gqa.toml", "mhc_27b_h100.toml",
+                             "deepseek_v3_serve.toml");
   const std::string text = scenario_text(file);
   REQUIRE(!text.empty());
   scenarios::ScenarioTemplate tpl(text, file);
@@ -62,12 +62,12 @@ TEST_CASE("template instances equal the loader's result for the same overrides")
 TEST_CASE("template errors name the key, as the loader's do") {
   const std::string file = "deepseek_v3_train.toml", text = scenario_text(file);
   scenarios::ScenarioTemplate tpl(text, file, {{"parallel.micro_batches", "64"}});
-  for (const std::vector<Override>& o : std::vector<std::vector<Override>>{
-           {{"parallel.pp", "7"}},          // DualPipe needs even PP
-           {{"parallel.ep", "512"}},        // more than the routed experts
-           {{"parallel.pp", "\"x\""}},      // wrong type
-           {{"parallel.tp", "0"}},          // out of range
-           {{"workload.mode", "fly"}}}) {   // bare word -> string -> not an enum value
+  for (const std::vector<Override>& o :
+       std::vector<std::vector<Override>>{{{"parallel.pp", "7"}},         // DualPipe needs even PP
+                                          {{"parallel.ep", "512"}},       // more than the routed experts
+                                          {{"parallel.pp", "\"x\""}},     // wrong type
+                                          {{"parallel.tp", "0"}},         // out of range
+                                          {{"workload.mode", "fly"}}}) {  // bare word -> string -> not an enum value
     std::vector<Override> all = {{"parallel.micro_batches", "64"}};
     all.insert(all.end(), o.begin(), o.end());
     const std::string direct = error_of([&] { scenarios::load_scenario_from_string(text, file, all); });

@@ -40,8 +40,13 @@ TEST_CASE("classifier: default patterns on real kernel names and on mhcsim's own
       {"mhc_post_res_fused_kernel", K::Mhc},
       {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", K::OtherCompute},
       // mhcsim's trace: "<unit> <piece>", the PP link ops are "send", unsplit units bare.
-      {"F attn", K::Attention}, {"B(input) mlp", K::Mlp}, {"F dispatch", K::Dispatch},
-      {"B combine", K::Combine}, {"F mhc_post", K::Mhc}, {"send", K::PpComm}, {"W", K::OtherCompute},
+      {"F attn", K::Attention},
+      {"B(input) mlp", K::Mlp},
+      {"F dispatch", K::Dispatch},
+      {"B combine", K::Combine},
+      {"F mhc_post", K::Mhc},
+      {"send", K::PpComm},
+      {"W", K::OtherCompute},
   };
   for (const auto& [name, want] : cases) {
     INFO(name);
@@ -66,18 +71,21 @@ TEST_CASE("patterns file: TOML and JSON override the defaults, bad files name fi
     std::ofstream(dir / name) << text;
     return dir / name;
   };
-  const auto toml = load_patterns(write("p.toml", "ignore_categories = [\"cpu_op\"]\n[patterns]\nmlp = \"nvjet|xmma_gemm\"\n"));
-  const auto json = load_patterns(write("p.json", R"({"patterns": {"mlp": "nvjet|xmma_gemm"}, "ignore_categories": ["cpu_op"]})"));
+  const auto toml =
+      load_patterns(write("p.toml", "ignore_categories = [\"cpu_op\"]\n[patterns]\nmlp = \"nvjet|xmma_gemm\"\n"));
+  const auto json =
+      load_patterns(write("p.json", R"({"patterns": {"mlp": "nvjet|xmma_gemm"}, "ignore_categories": ["cpu_op"]})"));
   for (const auto* p : {&toml, &json}) {
     Classifier c(*p);
     CHECK(c.classify("sm90_xmma_gemm_bf16bf16", "kernel") == OpClass::Mlp);
-    CHECK(c.classify("flash_fwd_kernel", "kernel") == OpClass::Attention);  // default kept
+    CHECK(c.classify("flash_fwd_kernel", "kernel") == OpClass::Attention);           // default kept
     CHECK(c.classify("## fwd ##", "gpu_user_annotation") == OpClass::OtherCompute);  // list replaced
   }
   using Catch::Matchers::Contains;
   CHECK_THROWS_WITH(load_patterns(write("u.toml", "[patterns]\nattn = \"x\"\n")),
                     Contains("u.toml:2: patterns.attn: unknown op class"));
-  CHECK_THROWS_WITH(load_patterns(write("t.toml", "[patterns]\nmlp = 3\n")), Contains("patterns.mlp: expected a regex string"));
+  CHECK_THROWS_WITH(load_patterns(write("t.toml", "[patterns]\nmlp = 3\n")),
+                    Contains("patterns.mlp: expected a regex string"));
   CHECK_THROWS_WITH(load_patterns(write("r.json", R"({"patterns": {"mlp": "(("}})")),
                     Contains("r.json: patterns.mlp: '((' is not a valid regex"));
   CHECK_THROWS_WITH(load_patterns(write("k.json", R"({"pattern": {}})")), Contains("k.json: pattern: unknown key"));
@@ -172,7 +180,8 @@ TEST_CASE("classifier: RE2 is linear in the name and the pattern, whatever their
 
 TEST_CASE("classifier: exclude patterns keep FlashMLA's combine out of the MoE combine") {
   Classifier c(default_patterns());
-  CHECK(c.classify("void flash_fwd_splitkv_mla_combine_kernel<cutlass::bfloat16_t, 512>", "kernel") == OpClass::Attention);
+  CHECK(c.classify("void flash_fwd_splitkv_mla_combine_kernel<cutlass::bfloat16_t, 512>", "kernel") ==
+        OpClass::Attention);
   CHECK(c.classify("void deep_ep::internode_ll::combine<false>(void*)", "kernel") == OpClass::Combine);
   auto p = default_patterns();
   p.exclude[static_cast<size_t>(OpClass::Combine)] = "";
@@ -189,8 +198,9 @@ TEST_CASE("patterns file: RE2 errors name file:line and key; exclude tables; reg
     std::ofstream(dir / name) << text;
     return dir / name;
   };
-  CHECK_THROWS_WITH(load_patterns(write("la.toml", "[patterns]\nmlp = \"gemm\"\ndispatch = \"^(?!.*flash).*dispatch\"\n")),
-                    Contains("la.toml:3: patterns.dispatch: '^(?!.*flash).*dispatch' is not a valid regex (RE2: "));
+  CHECK_THROWS_WITH(
+      load_patterns(write("la.toml", "[patterns]\nmlp = \"gemm\"\ndispatch = \"^(?!.*flash).*dispatch\"\n")),
+      Contains("la.toml:3: patterns.dispatch: '^(?!.*flash).*dispatch' is not a valid regex (RE2: "));
   CHECK_THROWS_WITH(load_patterns(write("ex.toml", "[exclude]\nmlp = \"(x\"\n")),
                     Contains("ex.toml:2: exclude.mlp: '(x' is not a valid regex (RE2: missing ): (x)"));
   const auto p = load_patterns(write("ex.json", R"({"exclude": {"mlp": "nvjet"}})"));
@@ -319,10 +329,14 @@ TEST_CASE("annotations: names of ranges say class and direction") {
   using K = OpClass;
   using D = Direction;
   const std::vector<std::tuple<std::string, K, D>> cases = {
-      {"attn(F)", K::Attention, D::Forward},     {"mlp(W)", K::Mlp, D::WeightGrad},
-      {"combine(B)", K::Combine, D::Backward},   {"dispatch(F)", K::Dispatch, D::Forward},
-      {"MoEDispatchBackward", K::Dispatch, D::Backward}, {"layers.3.self_attn", K::Attention, D::Unknown},
-      {"nccl:all_reduce", K::OtherComm, D::Unknown},     {"mlp_fwd", K::Mlp, D::Forward},
+      {"attn(F)", K::Attention, D::Forward},
+      {"mlp(W)", K::Mlp, D::WeightGrad},
+      {"combine(B)", K::Combine, D::Backward},
+      {"dispatch(F)", K::Dispatch, D::Forward},
+      {"MoEDispatchBackward", K::Dispatch, D::Backward},
+      {"layers.3.self_attn", K::Attention, D::Unknown},
+      {"nccl:all_reduce", K::OtherComm, D::Unknown},
+      {"mlp_fwd", K::Mlp, D::Forward},
   };
   for (const auto& [name, cls, dir] : cases) {
     INFO(name);
@@ -388,7 +402,8 @@ TEST_CASE("comparison: rows have stable snake_case ids; classes under 1% of the 
   bool saw_mhc = false;
   for (const auto& r : c.rows) {
     INFO(r.id);
-    CHECK(std::all_of(r.id.begin(), r.id.end(), [](char ch) { return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_'; }));
+    CHECK(std::all_of(r.id.begin(), r.id.end(),
+                      [](char ch) { return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_'; }));
     CHECK(ids.insert(r.id).second);
     if (r.id == "busy_mhc") {
       saw_mhc = true;

@@ -71,13 +71,18 @@ TEST_CASE("reader: counts events and complete events") {
 TEST_CASE("reader: malformed traces are InputErrors naming the file and key") {
   using Catch::Matchers::Contains;
   CHECK_THAT(error_of(R"({"displayTimeUnit": "ms"})"), Contains("t.json: traceEvents: missing"));
-  CHECK_THAT(error_of(R"({"traceEvents": {"ph": "X"}})"), Contains("traceEvents: expected an array of events (got an object)"));
+  CHECK_THAT(error_of(R"({"traceEvents": {"ph": "X"}})"),
+             Contains("traceEvents: expected an array of events (got an object)"));
   CHECK_THAT(error_of(R"({"traceEvents": 3})"), Contains("traceEvents: expected an array"));
-  CHECK_THAT(error_of(R"({"traceEvents": [{"ph":"X","name":"a","ts":0,"dur":1},{"ph":"X","name":"b","ts":0,"dur":"5"}]})"),
-             Contains("traceEvents[1].dur: expected a number of microseconds (got a string)"));
-  CHECK_THAT(error_of(R"({"traceEvents": [{"ph":"X","name":"b","ts":0}]})"), Contains("traceEvents[0].dur: expected a number"));
-  CHECK_THAT(error_of(R"({"traceEvents": [{"ph":"X","name":"b","ts":0,"dur":-2}]})"), Contains("traceEvents[0].dur: -2 is out of range"));
-  CHECK_THAT(error_of(R"({"traceEvents": [{"ph":"X","name":"b","ts":1e999,"dur":2}]})"), Contains("not valid JSON: number overflow"));
+  CHECK_THAT(
+      error_of(R"({"traceEvents": [{"ph":"X","name":"a","ts":0,"dur":1},{"ph":"X","name":"b","ts":0,"dur":"5"}]})"),
+      Contains("traceEvents[1].dur: expected a number of microseconds (got a string)"));
+  CHECK_THAT(error_of(R"({"traceEvents": [{"ph":"X","name":"b","ts":0}]})"),
+             Contains("traceEvents[0].dur: expected a number"));
+  CHECK_THAT(error_of(R"({"traceEvents": [{"ph":"X","name":"b","ts":0,"dur":-2}]})"),
+             Contains("traceEvents[0].dur: -2 is out of range"));
+  CHECK_THAT(error_of(R"({"traceEvents": [{"ph":"X","name":"b","ts":1e999,"dur":2}]})"),
+             Contains("not valid JSON: number overflow"));
   CHECK_THAT(error_of(R"({"traceEvents": [{"ph":"X","name":"b","ts":0,"dur":1})"), Contains("t.json: not valid JSON"));
   CHECK_THAT(error_of(""), Contains("not valid JSON"));
 }
@@ -120,18 +125,21 @@ TEST_CASE("reader: limits on bytes, events, token length and ids end the read wi
   const std::string text = test::small_trace_text();
   const auto read_with = [](const std::string& data, const TraceLimits& limits) {
     std::istringstream in(data);
-    read_chrome_trace(in, "t.json", [](const TraceEvent&) {}, limits);
+    read_chrome_trace(
+        in, "t.json", [](const TraceEvent&) {}, limits);
   };
   CHECK_NOTHROW(read_with(text, {}));
   // Bytes count after decompression: the gzip of the trace is smaller than the limit.
   const TraceLimits small_bytes{.max_bytes = text.size() - 1};
-  CHECK_THROWS_WITH(read_with(text, small_bytes), Contains("t.json: trace is larger than the") &&
-                                                      Contains("--max-trace-bytes"));
+  CHECK_THROWS_WITH(read_with(text, small_bytes),
+                    Contains("t.json: trace is larger than the") && Contains("--max-trace-bytes"));
   CHECK_THROWS_WITH(read_with(test::gzip(text), small_bytes), Contains("trace is larger than the"));
   CHECK_THROWS_WITH(read_with(text, {.max_events = 3}),
                     Contains("t.json: traceEvents: more than 3 events (raise the limit with --max-trace-events)"));
-  const std::string long_string = R"({"traceEvents": [{"name": ")" + std::string(kMaxTraceTokenBytes + 1, 'a') + "\"}]}";
-  CHECK_THROWS_WITH(read_with(long_string, {}), Contains("more than 16 MiB in one string, number or run of whitespace"));
+  const std::string long_string =
+      R"({"traceEvents": [{"name": ")" + std::string(kMaxTraceTokenBytes + 1, 'a') + "\"}]}";
+  CHECK_THROWS_WITH(read_with(long_string, {}),
+                    Contains("more than 16 MiB in one string, number or run of whitespace"));
   // Just under the limit: read whole.
   const std::string long_name = R"({"traceEvents": [{"name": ")" + std::string(kMaxTraceTokenBytes - 64, 'a') + "\"}]}";
   CHECK_NOTHROW(read_with(long_name, {}));
@@ -139,7 +147,8 @@ TEST_CASE("reader: limits on bytes, events, token length and ids end the read wi
   CHECK_THROWS_WITH(read_with(spaces, {}), Contains("run of whitespace and brackets"));
   const std::string escaped_quotes = "{\"traceEvents\": [{\"name\": \"" + std::string(200, 'x') + "\\\"\"}]}";
   CHECK_NOTHROW(read_with(escaped_quotes, {}));
-  const std::string long_pid = R"({"traceEvents": [{"ph": "X", "ts": 0, "dur": 1, "pid": ")" + std::string(300, '7') + "\"}]}";
+  const std::string long_pid =
+      R"({"traceEvents": [{"ph": "X", "ts": 0, "dur": 1, "pid": ")" + std::string(300, '7') + "\"}]}";
   CHECK_THROWS_WITH(read_with(long_pid, {}), Contains("traceEvents[0].pid: 300 characters long"));
 }
 
@@ -180,9 +189,11 @@ TEST_CASE("reader: B/E pairs on one pid and tid become one event each, nested, i
   CHECK(stats.complete_events == 1);
   CHECK(stats.unmatched_begin_end == 2);  // the E on tid 9 and the B on tid 3
   using Catch::Matchers::Contains;
-  CHECK_THAT(error_of(R"({"traceEvents": [{"ph":"B","name":"b","pid":1,"tid":1,"ts":5},{"ph":"E","pid":1,"tid":1,"ts":4}]})"),
-             Contains("traceEvents[1].ts: 4 is before its B event's ts 5"));
-  CHECK_THAT(error_of(R"({"traceEvents": [{"ph":"B","name":"b","pid":1,"tid":1}]})"), Contains("traceEvents[0].ts: expected a number"));
+  CHECK_THAT(
+      error_of(R"({"traceEvents": [{"ph":"B","name":"b","pid":1,"tid":1,"ts":5},{"ph":"E","pid":1,"tid":1,"ts":4}]})"),
+      Contains("traceEvents[1].ts: 4 is before its B event's ts 5"));
+  CHECK_THAT(error_of(R"({"traceEvents": [{"ph":"B","name":"b","pid":1,"tid":1}]})"),
+             Contains("traceEvents[0].ts: expected a number"));
 }
 
 TEST_CASE("reader: args.correlation, escapes and numeric ids") {
@@ -200,8 +211,8 @@ TEST_CASE("reader: args.correlation, escapes and numeric ids") {
   using Catch::Matchers::Contains;
   // nlohmann's messages, without its excerpt of the input.
   CHECK_THAT(error_of(R"({"traceEvents": [{"name": "\x"}]})"),
-             Contains("not valid JSON: parse error at line 1, column 29") && Contains("forbidden character after backslash") &&
-                 !Contains("last read"));
+             Contains("not valid JSON: parse error at line 1, column 29") &&
+                 Contains("forbidden character after backslash") && !Contains("last read"));
   CHECK_THAT(error_of(R"({"traceEvents": [{"ph": tru}]})"), Contains("not valid JSON"));
   CHECK_THAT(error_of(R"({"traceEvents": []} x)"), Contains("not valid JSON: parse error at line 1, column 21"));
   CHECK_THAT(error_of(R"({"traceEvents": [{"ph":"X","name":"b","ts":)" + std::string(100, '1') + "e999}]}"),

@@ -123,7 +123,8 @@ TEST_CASE("check thresholds (MEDIAN and MAX): parsing and the threshold logic") 
   CHECK_FALSE(max_fails.passed());
 }
 
-TEST_CASE("case folder: toml files in file-name order, and errors for a missing folder, no case or no published table") {
+TEST_CASE(
+    "case folder: toml files in file-name order, and errors for a missing folder, no case or no published table") {
   TempDir dir;
   SECTION("sorted, other files ignored") {
     dir.write("b_case.toml", "");
@@ -168,7 +169,8 @@ TEST_CASE("a case's rows: one per figure, predicted through the cost model") {
   SECTION("step time, MFU and the ratio to a plain residual") {
     const double step = cost::step_estimate(s).step_seconds;
     REQUIRE(step > 0);
-    s.published = PublishedResults{"made up", true,
+    s.published = PublishedResults{"made up",
+                                   true,
                                    {{"step_time_s", step * 1.25, 40},
                                     {"mfu_pct", cost::step_estimate(s).mfu * 100, 41},
                                     {"step_time_ratio_vs_residual", 1.0, 42}}};
@@ -227,7 +229,7 @@ TEST_CASE("Megatron eq. 3: the SC21 and MLSys 2023 papers' own arithmetic") {
                                 1e-12));
     CHECK_THAT(flops, WithinRel(5.1393e19, 1e-4));
     CHECK_THAT(163e12 * 3072, WithinRel(502e15, 0.005));  // the table rounds the per-GPU figure
-    const double iteration_s = flops / 502e15;             // ~102 s per iteration at the aggregate rate
+    const double iteration_s = flops / 502e15;            // ~102 s per iteration at the aggregate rate
     CHECK_THAT(flops / (iteration_s * 3072) / 1e12, WithinRel(163.0, 0.005));
     // Without recompute the count is 3/4 of it.
     CHECK_THAT(megatron_flops_per_iteration({3072, 2048, 128, 25600, 51200, false}), WithinRel(0.75 * flops, 1e-12));

@@ -54,8 +54,7 @@ std::string make_trace(int64_t kernels, bool distinct) {
                    "{{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"{}\", \"pid\": 0, \"tid\": {}, \"ts\": {}, "
                    "\"dur\": 8, \"args\": {{\"External id\": {}, \"queued\": 0, \"device\": 0, \"context\": 1, "
                    "\"stream\": 7, \"correlation\": {}, \"registers per thread\": 56, \"grid\": [132, 1, 1]}}}}{}\n",
-                   name, 7 + (k % 8 == 2 || k % 8 == 3 ? 20 : 0), ts + 6, corr, corr,
-                   k + 1 == kernels ? "" : ",");
+                   name, 7 + (k % 8 == 2 || k % 8 == 3 ? 20 : 0), ts + 6, corr, corr, k + 1 == kernels ? "" : ",");
     ts += 10;
   }
   out += "]}\n";
@@ -76,7 +75,8 @@ void compare_trace(benchmark::State& state, bool distinct) {
     events += stats.events;
   }
   state.counters["events_per_second"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
-  state.counters["bytes_per_event"] = static_cast<double>(text.size()) / (static_cast<double>(events) / static_cast<double>(state.iterations()));
+  state.counters["bytes_per_event"] =
+      static_cast<double>(text.size()) / (static_cast<double>(events) / static_cast<double>(state.iterations()));
   state.SetBytesProcessed(static_cast<int64_t>(text.size()) * state.iterations());
 }
 

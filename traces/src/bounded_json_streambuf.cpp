@@ -20,8 +20,10 @@ BoundedJsonStreambuf::int_type BoundedJsonStreambuf::underflow() {
     filled_ = static_cast<size_t>(got);
     bytes_ += filled_;
     if (bytes_ > max_bytes_) {
-      error_ = fmt::format("trace is larger than the {} limit of JSON (after decompression; raise it "
-                           "with --max-trace-bytes)", format_byte_count(max_bytes_));
+      error_ = fmt::format(
+          "trace is larger than the {} limit of JSON (after decompression; raise it "
+          "with --max-trace-bytes)",
+          format_byte_count(max_bytes_));
       return traits_type::eof();
     }
   }

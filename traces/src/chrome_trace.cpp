@@ -68,11 +68,20 @@ class TraceSax {
       return true;
     }
     switch (field_) {
-      case Field::Ts: ev_.ts = static_cast<double>(v); break;
-      case Field::Dur: ev_.dur = static_cast<double>(v); break;
-      case Field::Pid: integer_id(ev_.event.pid, v); break;
-      case Field::Tid: integer_id(ev_.event.tid, v); break;
-      default: break;
+      case Field::Ts:
+        ev_.ts = static_cast<double>(v);
+        break;
+      case Field::Dur:
+        ev_.dur = static_cast<double>(v);
+        break;
+      case Field::Pid:
+        integer_id(ev_.event.pid, v);
+        break;
+      case Field::Tid:
+        integer_id(ev_.event.tid, v);
+        break;
+      default:
+        break;
     }
     return true;
   }
@@ -87,11 +96,20 @@ class TraceSax {
     if (!at_member()) return outside_event("a number");
     if (where_ == Where::Args) return true;  // a correlation that is not an id: ignored
     switch (field_) {
-      case Field::Ts: ev_.ts = v; break;
-      case Field::Dur: ev_.dur = v; break;
-      case Field::Pid: float_id(ev_.event.pid, v); break;
-      case Field::Tid: float_id(ev_.event.tid, v); break;
-      default: break;
+      case Field::Ts:
+        ev_.ts = v;
+        break;
+      case Field::Dur:
+        ev_.dur = v;
+        break;
+      case Field::Pid:
+        float_id(ev_.event.pid, v);
+        break;
+      case Field::Tid:
+        float_id(ev_.event.tid, v);
+        break;
+      default:
+        break;
     }
     return true;
   }
@@ -103,14 +121,31 @@ class TraceSax {
     // Swapped, not copied: the lexer clears its buffer before the next token and keeps the
     // capacity of ours, so reading allocates nothing once the buffers have grown.
     switch (field_) {
-      case Field::Name: ev_.event.name.swap(v); break;
-      case Field::Cat: ev_.event.cat.swap(v); break;
-      case Field::Ph: ev_.ph.swap(v); break;
-      case Field::Pid: check_id(v, "pid"); ev_.event.pid.swap(v); break;
-      case Field::Tid: check_id(v, "tid"); ev_.event.tid.swap(v); break;
-      case Field::Ts: ev_.ts_type = "a string"; break;
-      case Field::Dur: ev_.dur_type = "a string"; break;
-      default: break;
+      case Field::Name:
+        ev_.event.name.swap(v);
+        break;
+      case Field::Cat:
+        ev_.event.cat.swap(v);
+        break;
+      case Field::Ph:
+        ev_.ph.swap(v);
+        break;
+      case Field::Pid:
+        check_id(v, "pid");
+        ev_.event.pid.swap(v);
+        break;
+      case Field::Tid:
+        check_id(v, "tid");
+        ev_.event.tid.swap(v);
+        break;
+      case Field::Ts:
+        ev_.ts_type = "a string";
+        break;
+      case Field::Dur:
+        ev_.dur_type = "a string";
+        break;
+      default:
+        break;
     }
     return true;
   }
@@ -167,8 +202,10 @@ class TraceSax {
   }
   bool start_array(std::size_t) {
     if (!in_events_) {
-      if (depth_ == 0) start_events(0);  // JSON Array Format: the file is the events array
-      else if (depth_ == 1 && events_key_) start_events(1);
+      if (depth_ == 0)
+        start_events(0);  // JSON Array Format: the file is the events array
+      else if (depth_ == 1 && events_key_)
+        start_events(1);
     } else if (depth_ == events_depth_ + 1 && where_ == Where::Event) {
       time_type("an array");
     }
@@ -192,14 +229,17 @@ class TraceSax {
 
   bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) {
     // An overflowing number's message quotes it (up to 16 MiB of the input): say where instead.
-    if (e.id == 406) throw InputError("", fmt::format("not valid JSON: number overflow at byte {}", position), {file_, 0});
+    if (e.id == 406)
+      throw InputError("", fmt::format("not valid JSON: number overflow at byte {}", position), {file_, 0});
     throw InputError("", "not valid JSON: " + json_syntax_error(e.what()), {file_, 0});
   }
 
   ReadStats finish() {
     if (!found_events_)
-      throw InputError("traceEvents", "missing (expected a Chrome trace: an object with a traceEvents "
-                                      "array of events, or an array of events)", {file_, 0});
+      throw InputError("traceEvents",
+                       "missing (expected a Chrome trace: an object with a traceEvents "
+                       "array of events, or an array of events)",
+                       {file_, 0});
     for (const auto& [thread, open] : open_) stats_.unmatched_begin_end += static_cast<int64_t>(open.size());
     return stats_;
   }
@@ -209,20 +249,21 @@ class TraceSax {
   // Where the members being read belong: an event, its args, or neither.
   enum class Where : uint8_t { None, Event, Args };
 
-  static bool is(const json::string_t& k, const char* lit, size_t n) {
-    return std::memcmp(k.data(), lit, n) == 0;
-  }
+  static bool is(const json::string_t& k, const char* lit, size_t n) { return std::memcmp(k.data(), lit, n) == 0; }
   static Field event_field(const json::string_t& k) {
     switch (k.size()) {
-      case 2: return is(k, "ph", 2) ? Field::Ph : is(k, "ts", 2) ? Field::Ts : Field::Other;
+      case 2:
+        return is(k, "ph", 2) ? Field::Ph : is(k, "ts", 2) ? Field::Ts : Field::Other;
       case 3:
         return is(k, "cat", 3)   ? Field::Cat
                : is(k, "pid", 3) ? Field::Pid
                : is(k, "tid", 3) ? Field::Tid
                : is(k, "dur", 3) ? Field::Dur
                                  : Field::Other;
-      case 4: return is(k, "name", 4) ? Field::Name : is(k, "args", 4) ? Field::Args : Field::Other;
-      default: return Field::Other;
+      case 4:
+        return is(k, "name", 4) ? Field::Name : is(k, "args", 4) ? Field::Args : Field::Other;
+      default:
+        return Field::Other;
     }
   }
   static Field args_field(const json::string_t& k) {
@@ -244,8 +285,10 @@ class TraceSax {
     return true;
   }
   void time_type(const char* type) {
-    if (field_ == Field::Ts) ev_.ts_type = type;
-    else if (field_ == Field::Dur) ev_.dur_type = type;
+    if (field_ == Field::Ts)
+      ev_.ts_type = type;
+    else if (field_ == Field::Dur)
+      ev_.dur_type = type;
   }
 
   void start_events(int depth) {
@@ -273,32 +316,31 @@ class TraceSax {
   void check_id(const std::string& v, const char* field) const {
     constexpr size_t kMaxIdChars = 256;
     if (v.size() > kMaxIdChars)
-      throw InputError(fmt::format("traceEvents[{}].{}", stats_.events, field),
-                       fmt::format("{} characters long (expected a process / thread id of at most {})", v.size(),
-                                   kMaxIdChars), {file_, 0});
+      throw InputError(
+          fmt::format("traceEvents[{}].{}", stats_.events, field),
+          fmt::format("{} characters long (expected a process / thread id of at most {})", v.size(), kMaxIdChars),
+          {file_, 0});
   }
 
-  std::string event_key(const char* field) const {
-    return fmt::format("traceEvents[{}].{}", stats_.events - 1, field);
-  }
+  std::string event_key(const char* field) const { return fmt::format("traceEvents[{}].{}", stats_.events - 1, field); }
   // A time field of a duration event: a finite number (microseconds), >= 0 for durations.
   double time_field(const std::optional<double>& v, const char* type, const char* field, bool duration) const {
     if (!v)
       throw InputError(event_key(field),
-                       fmt::format("expected a number of microseconds (got {})", type ? type : "nothing"),
-                       {file_, 0});
+                       fmt::format("expected a number of microseconds (got {})", type ? type : "nothing"), {file_, 0});
     if (!std::isfinite(*v) || (duration && *v < 0))
-      throw InputError(event_key(field),
-                       fmt::format("{} is out of range (expected a finite number{} of microseconds)", *v,
-                                   duration ? " >= 0" : ""),
-                       {file_, 0});
+      throw InputError(
+          event_key(field),
+          fmt::format("{} is out of range (expected a finite number{} of microseconds)", *v, duration ? " >= 0" : ""),
+          {file_, 0});
     return *v;
   }
 
   void finish_event() {
     if (++stats_.events > max_events_)
-      throw InputError("traceEvents", fmt::format("more than {} events (raise the limit with --max-trace-events)",
-                                                  max_events_), {file_, 0});
+      throw InputError("traceEvents",
+                       fmt::format("more than {} events (raise the limit with --max-trace-events)", max_events_),
+                       {file_, 0});
     if (ev_.ph.size() != 1) return;
     switch (ev_.ph[0]) {
       case 'X':
@@ -321,8 +363,11 @@ class TraceSax {
         }
         TraceEvent& begin = it->second.back();
         if (end < begin.ts_us)
-          throw InputError(event_key("ts"), fmt::format("{} is before its B event's ts {} (expected E after B on "
-                                                        "the same pid and tid)", end, begin.ts_us), {file_, 0});
+          throw InputError(event_key("ts"),
+                           fmt::format("{} is before its B event's ts {} (expected E after B on "
+                                       "the same pid and tid)",
+                                       end, begin.ts_us),
+                           {file_, 0});
         begin.dur_us = end - begin.ts_us;
         if (begin.correlation < 0) begin.correlation = ev_.event.correlation;
         ++stats_.begin_end_pairs;
@@ -331,7 +376,8 @@ class TraceSax {
         if (it->second.empty()) open_.erase(it);
         return;
       }
-      default: return;
+      default:
+        return;
     }
   }
 
@@ -340,7 +386,7 @@ class TraceSax {
   const EventSink& sink_;
   int64_t max_events_;
   int depth_ = 0;
-  int events_depth_ = -1;  // depth of the events array's elements (+1 while inside args)
+  int events_depth_ = -1;    // depth of the events array's elements (+1 while inside args)
   bool events_key_ = false;  // the last root key was "traceEvents"
   bool in_events_ = false;
   bool found_events_ = false;
@@ -380,8 +426,7 @@ ReadStats read_chrome_trace(std::istream& in, const std::string& file_name, cons
   return sax.finish();
 }
 
-ReadStats read_chrome_trace_file(const std::filesystem::path& path, const EventSink& sink,
-                                 const TraceLimits& limits) {
+ReadStats read_chrome_trace_file(const std::filesystem::path& path, const EventSink& sink, const TraceLimits& limits) {
   InputFile file(path, {.what = "trace file", .max_bytes = limits.max_bytes, .raise_flag = "--max-trace-bytes"});
   try {
     return read_chrome_trace(file.stream(), path.string(), sink, limits);

@@ -10,8 +10,8 @@
 namespace mhcsim::traces {
 namespace {
 
-constexpr std::array<std::string_view, kOpClasses> kNames = {
-    "mhc", "dispatch", "combine", "pp_comm", "other_comm", "attention", "mlp", "other_compute"};
+constexpr std::array<std::string_view, kOpClasses> kNames = {"mhc",        "dispatch",  "combine", "pp_comm",
+                                                             "other_comm", "attention", "mlp",     "other_compute"};
 constexpr size_t kMaxCachedNames = 1 << 16;
 constexpr size_t kMaxCachedNameBytes = size_t{64} << 20;  // names can be MBs long in a bad trace
 // RE2's DFA cache for a set; past it RE2 falls back to slower matching, never to wrong answers.
@@ -33,10 +33,9 @@ RE2::Options options() {
 
 // Direction words of annotation names, strongest first (a weight-gradient range is also a
 // backward one): "mlp(W)", "wgrad"; "attn(B)", "...Backward", "bwd", "dgrad"; "(F)", "fwd".
-constexpr std::array<const char*, 3> kDirectionPatterns = {
-    R"(\(w\)|wgrad|weight_?grad|(^|[^a-z0-9])w([^a-z0-9]|$))",
-    R"(\(b\)|backward|bwd|dgrad|(^|[^a-z0-9])b([^a-z0-9]|$))",
-    R"(\(f\)|forward|fwd|(^|[^a-z0-9])f([^a-z0-9]|$))"};
+constexpr std::array<const char*, 3> kDirectionPatterns = {R"(\(w\)|wgrad|weight_?grad|(^|[^a-z0-9])w([^a-z0-9]|$))",
+                                                           R"(\(b\)|backward|bwd|dgrad|(^|[^a-z0-9])b([^a-z0-9]|$))",
+                                                           R"(\(f\)|forward|fwd|(^|[^a-z0-9])f([^a-z0-9]|$))"};
 constexpr std::array<Direction, 3> kDirectionOf = {Direction::WeightGrad, Direction::Backward, Direction::Forward};
 
 }  // namespace
@@ -55,10 +54,14 @@ std::string_view to_string(OpClass c) { return kNames[static_cast<size_t>(c)]; }
 
 std::string_view to_string(Direction d) {
   switch (d) {
-    case Direction::Forward: return "forward";
-    case Direction::Backward: return "backward";
-    case Direction::WeightGrad: return "weight_grad";
-    case Direction::Unknown: break;
+    case Direction::Forward:
+      return "forward";
+    case Direction::Backward:
+      return "backward";
+    case Direction::WeightGrad:
+      return "weight_grad";
+    case Direction::Unknown:
+      break;
   }
   return "";
 }
@@ -70,8 +73,7 @@ std::optional<OpClass> parse_op_class(std::string_view s) {
 }
 
 bool is_communication(OpClass c) {
-  return c == OpClass::Dispatch || c == OpClass::Combine || c == OpClass::PpComm ||
-         c == OpClass::OtherComm;
+  return c == OpClass::Dispatch || c == OpClass::Combine || c == OpClass::PpComm || c == OpClass::OtherComm;
 }
 
 ClassPatterns default_patterns() {
@@ -83,8 +85,7 @@ ClassPatterns default_patterns() {
   // FlashAttention's / FlashMLA's split-KV "combine" kernels, which are attention.
   set(OpClass::Dispatch, "dispatch");
   set(OpClass::Combine, "combine");
-  for (const OpClass c : {OpClass::Dispatch, OpClass::Combine})
-    p.exclude[static_cast<size_t>(c)] = "flash|splitkv|mla";
+  for (const OpClass c : {OpClass::Dispatch, OpClass::Combine}) p.exclude[static_cast<size_t>(c)] = "flash|splitkv|mla";
   // NCCL point-to-point (ncclDevKernel_SendRecv, ncclKernel_SendRecv_...); mhcsim: "send".
   set(OpClass::PpComm, "(^|[^a-z])send($|[^a-z])|sendrecv|send_recv|(^|[^a-z])recv($|[^a-z])|p2p");
   set(OpClass::OtherComm, "nccl|all_?reduce|all_?gather|reduce_?scatter|all_?to_?all|^memcpy|^memset");
@@ -106,16 +107,27 @@ ClassPatterns default_patterns() {
   ann(OpClass::Attention, "attn|attention|mla|sdpa");
   ann(OpClass::Mlp, "mlp|moe|expert|ffn|gmm");
   // Kineto's host-side and annotation events share the trace with the kernels.
-  p.ignore_categories = {"cpu_op", "python_function", "user_annotation", "gpu_user_annotation",
-                         "cuda_runtime", "cuda_driver", "cuda_profiler_range", "Trace", "fwdbwd",
-                         "ac2g", "Runtime", "Operator", "overhead"};
+  p.ignore_categories = {"cpu_op",
+                         "python_function",
+                         "user_annotation",
+                         "gpu_user_annotation",
+                         "cuda_runtime",
+                         "cuda_driver",
+                         "cuda_profiler_range",
+                         "Trace",
+                         "fwdbwd",
+                         "ac2g",
+                         "Runtime",
+                         "Operator",
+                         "overhead"};
   return p;
 }
 
 Regex compile_pattern(const std::string& pattern, const std::string& key, const SourceLocation& at) {
   auto re = std::make_shared<const RE2>(pattern, options());
   if (!re->ok())
-    throw InputError(key, fmt::format("'{}' is not a valid regex (RE2: {})", excerpt(pattern), excerpt(re->error())), at);
+    throw InputError(key, fmt::format("'{}' is not a valid regex (RE2: {})", excerpt(pattern), excerpt(re->error())),
+                     at);
   return re;
 }
 

@@ -12,9 +12,12 @@ namespace {
 std::string snake(std::string_view label) {
   std::string out;
   for (const char c : label) {
-    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) out += c;
-    else if (c >= 'A' && c <= 'Z') out += static_cast<char>(c - 'A' + 'a');
-    else if (!out.empty() && out.back() != '_') out += '_';
+    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
+      out += c;
+    else if (c >= 'A' && c <= 'Z')
+      out += static_cast<char>(c - 'A' + 'a');
+    else if (!out.empty() && out.back() != '_')
+      out += '_';
   }
   while (!out.empty() && out.back() == '_') out.pop_back();
   return out;

@@ -27,7 +27,10 @@ GzipStreambuf::int_type GzipStreambuf::underflow() {
       break;
     }
     if (member_done_) {  // concatenated gzip members decode as one stream (gzip(1) does too)
-      if (inflateReset(&zs_) != Z_OK) { error_ = "cannot reset zlib"; break; }
+      if (inflateReset(&zs_) != Z_OK) {
+        error_ = "cannot reset zlib";
+        break;
+      }
       member_done_ = false;
     }
     zs_.next_out = reinterpret_cast<Bytef*>(out_.data());

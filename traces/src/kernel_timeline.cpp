@@ -37,7 +37,8 @@ bool is_launch_category(const std::string& cat) {
 
 [[noreturn]] void too_many(const char* what) {
   throw InputError("traceEvents", fmt::format("{} on more than {} (pid, tid) pairs (expected one pid per GPU "
-                                              "and a few tids per pid)", what, kMaxTraceStreams));
+                                              "and a few tids per pid)",
+                                              what, kMaxTraceStreams));
 }
 
 // The innermost range around each point, per group: points and ranges sorted by (group, time);
@@ -152,7 +153,10 @@ void KernelTimelineBuilder::add(const TraceEvent& e) {
       if (const auto a = annotation_of(e.name)) {
         const double start = rel_us(e.ts_us);
         ranges_.push_back({start, start + e.dur_us, thread_of(e),
-                           user ? RangeKind::UserAnnotation : gpu ? RangeKind::GpuAnnotation : RangeKind::CpuOp, *a});
+                           user  ? RangeKind::UserAnnotation
+                           : gpu ? RangeKind::GpuAnnotation
+                                 : RangeKind::CpuOp,
+                           *a});
       }
     } else if (e.correlation >= 0 && is_launch_category(e.cat)) {
       launches_.push_back({e.correlation, rel_us(e.ts_us), thread_of(e)});
@@ -243,10 +247,14 @@ void KernelTimelineBuilder::resolve() {
     if (!found[i]) continue;
     const AnnotationClass a = found[i]->cls;
     spans[i].direction = a.direction;
-    if (is_communication(a.op_class) == is_communication(spans[i].op_class)) spans[i].op_class = a.op_class;
-    else ++src.kept_name_class;
-    (how[i] == 1 ? src.by_launch_thread : how[i] == 2 ? src.by_launch_process : how[i] == 3 ? src.by_cpu_op
-                                                                                           : src.by_gpu_range)++;
+    if (is_communication(a.op_class) == is_communication(spans[i].op_class))
+      spans[i].op_class = a.op_class;
+    else
+      ++src.kept_name_class;
+    (how[i] == 1   ? src.by_launch_thread
+     : how[i] == 2 ? src.by_launch_process
+     : how[i] == 3 ? src.by_cpu_op
+                   : src.by_gpu_range)++;
   }
 }
 
@@ -256,8 +264,8 @@ KernelTimeline KernelTimelineBuilder::finish() && {
   std::sort(pids.begin(), pids.end(), pid_less);
   pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
   for (size_t s = 0; s < stream_pid_.size(); ++s)
-    timeline_.streams[s].rank = static_cast<int32_t>(
-        std::lower_bound(pids.begin(), pids.end(), stream_pid_[s], pid_less) - pids.begin());
+    timeline_.streams[s].rank =
+        static_cast<int32_t>(std::lower_bound(pids.begin(), pids.end(), stream_pid_[s], pid_less) - pids.begin());
   timeline_.ranks = static_cast<int32_t>(pids.size());
   return std::move(timeline_);
 }
@@ -295,7 +303,8 @@ KernelTimeline read_kernel_timeline(const std::filesystem::path& trace, const Cl
                                     const TraceLimits& limits) {
   KernelTimelineBuilder builder(patterns);
   try {
-    read_chrome_trace_file(trace, [&](const TraceEvent& e) { builder.add(e); }, limits);
+    read_chrome_trace_file(
+        trace, [&](const TraceEvent& e) { builder.add(e); }, limits);
   } catch (const InputError& e) {
     if (!e.where().file.empty()) throw;
     throw InputError(e.key(), e.reason(), {trace.string(), 0});  // the builder's: name the file

@@ -12,8 +12,7 @@
 namespace mhcsim::traces {
 namespace {
 
-constexpr const char* kExpectedClasses =
-    "mhc|dispatch|combine|pp_comm|other_comm|attention|mlp|other_compute";
+constexpr const char* kExpectedClasses = "mhc|dispatch|combine|pp_comm|other_comm|attention|mlp|other_compute";
 
 constexpr const char* kExpectedKeys = "expected patterns, exclude, annotations, communication or ignore_categories";
 
@@ -115,8 +114,10 @@ ClassPatterns load_patterns(const std::filesystem::path& path) {
 
 ClassPatterns parse_patterns(const std::string& text, const std::filesystem::path& file_name) {
   ClassPatterns p = default_patterns();
-  if (file_name.extension() == ".json") from_json(p, text, file_name.string());
-  else from_toml(p, text, file_name.string());
+  if (file_name.extension() == ".json")
+    from_json(p, text, file_name.string());
+  else
+    from_toml(p, text, file_name.string());
   return p;
 }
 

@@ -12,22 +12,29 @@ constexpr size_t kRoles = 5;
 
 StreamRole role_of(OpClass c) {
   switch (c) {
-    case OpClass::Mhc: return StreamRole::HighPriority;  // mHC paper 4.3.3: F_post,res there
+    case OpClass::Mhc:
+      return StreamRole::HighPriority;  // mHC paper 4.3.3: F_post,res there
     case OpClass::Dispatch:
-    case OpClass::Combine: return StreamRole::AllToAll;
-    case OpClass::PpComm: return StreamRole::PpP2p;
-    case OpClass::OtherComm: return StreamRole::OtherComm;
-    default: return StreamRole::Compute;
+    case OpClass::Combine:
+      return StreamRole::AllToAll;
+    case OpClass::PpComm:
+      return StreamRole::PpP2p;
+    case OpClass::OtherComm:
+      return StreamRole::OtherComm;
+    default:
+      return StreamRole::Compute;
   }
 }
 
 // The role of each stream: that of the class with the most summed kernel time on it.
 std::vector<StreamRole> stream_roles(const KernelTimeline& t) {
   std::vector<std::array<double, kOpClasses>> time(t.streams.size());
-  for (const auto& s : t.spans) time[static_cast<size_t>(s.stream)][static_cast<size_t>(s.op_class)] += s.end_seconds - s.start_seconds;
+  for (const auto& s : t.spans)
+    time[static_cast<size_t>(s.stream)][static_cast<size_t>(s.op_class)] += s.end_seconds - s.start_seconds;
   std::vector<StreamRole> roles;
   for (const auto& per_class : time)
-    roles.push_back(role_of(static_cast<OpClass>(std::max_element(per_class.begin(), per_class.end()) - per_class.begin())));
+    roles.push_back(
+        role_of(static_cast<OpClass>(std::max_element(per_class.begin(), per_class.end()) - per_class.begin())));
   return roles;
 }
 
@@ -35,11 +42,16 @@ std::vector<StreamRole> stream_roles(const KernelTimeline& t) {
 
 std::string_view to_string(StreamRole r) {
   switch (r) {
-    case StreamRole::Compute: return "compute";
-    case StreamRole::HighPriority: return "high-priority compute";
-    case StreamRole::AllToAll: return "all-to-all";
-    case StreamRole::PpP2p: return "PP send/recv";
-    case StreamRole::OtherComm: return "other communication";
+    case StreamRole::Compute:
+      return "compute";
+    case StreamRole::HighPriority:
+      return "high-priority compute";
+    case StreamRole::AllToAll:
+      return "all-to-all";
+    case StreamRole::PpP2p:
+      return "PP send/recv";
+    case StreamRole::OtherComm:
+      return "other communication";
   }
   return "?";
 }
@@ -73,8 +85,7 @@ TimelineMetrics measure(const KernelTimeline& t, int32_t first_rank, int32_t ran
     }
     for (size_t c = 0; c < kOpClasses; ++c) m.class_busy_seconds[c] += merge_spans(by_class[c]) * per_rank;
     for (size_t k = 0; k < kRoles; ++k)
-      if (!by_role[k].empty())
-        m.streams.push_back({r, static_cast<StreamRole>(k), merge_spans(by_role[k]) / steps});
+      if (!by_role[k].empty()) m.streams.push_back({r, static_cast<StreamRole>(k), merge_spans(by_role[k]) / steps});
     const double compute_busy = merge_spans(compute);
     const double comm_busy = merge_spans(comm);
     const double overlap = intersection_seconds(compute, comm);

@@ -12,16 +12,14 @@ namespace fs = std::filesystem;
 std::vector<fs::path> case_files(const fs::path& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
-    throw InputError("--dir", "not a directory (expected a folder of validation case files *.toml)",
-                     {dir.string(), 0});
+    throw InputError("--dir", "not a directory (expected a folder of validation case files *.toml)", {dir.string(), 0});
   std::vector<fs::path> files;
   fs::directory_iterator it(dir, ec);
   if (ec) throw InputError("--dir", "cannot read the directory (" + ec.message() + ")", {dir.string(), 0});
   for (const auto& entry : it) {
     if (entry.path().extension() == ".toml" && entry.is_regular_file(ec)) files.push_back(entry.path());
   }
-  if (files.empty())
-    throw InputError("--dir", "no validation case files (*.toml) in the directory", {dir.string(), 0});
+  if (files.empty()) throw InputError("--dir", "no validation case files (*.toml) in the directory", {dir.string(), 0});
   std::sort(files.begin(), files.end(),
             [](const fs::path& a, const fs::path& b) { return a.filename().string() < b.filename().string(); });
   return files;

@@ -5,8 +5,8 @@
 namespace mhcsim::validate {
 
 double megatron_flops_per_iteration(const MegatronFlopsInputs& in) {
-  require(in.batch_seqs > 0 && in.seq_len > 0 && in.layers > 0 && in.hidden > 0 && in.vocab > 0,
-          "model", "Megatron eq. 3 needs a batch, sequence length, layers, hidden size and vocabulary > 0");
+  require(in.batch_seqs > 0 && in.seq_len > 0 && in.layers > 0 && in.hidden > 0 && in.vocab > 0, "model",
+          "Megatron eq. 3 needs a batch, sequence length, layers, hidden size and vocabulary > 0");
   const double B = static_cast<double>(in.batch_seqs);
   const double s = static_cast<double>(in.seq_len);
   const double l = static_cast<double>(in.layers);
@@ -28,7 +28,11 @@ MegatronFlopsInputs megatron_flops_inputs(const Scenario& s) {
   const auto& m = s.model;
   require(!m.is_moe() && m.attention != AttentionKind::MLA, "model",
           "tflops_per_gpu uses Megatron's eq. 3, which counts dense GPT models only (no MoE, no MLA)");
-  return {global_batch_seqs(s), s.workload.seq_len, m.layers, m.hidden, m.vocab,
+  return {global_batch_seqs(s),
+          s.workload.seq_len,
+          m.layers,
+          m.hidden,
+          m.vocab,
           s.parallel.activation_recompute == ActivationRecompute::Full};
 }
 

@@ -108,8 +108,7 @@ double predict(const Scenario& s, std::string_view metric) {
 
 std::vector<Row> validate_case(const Scenario& s) {
   if (!s.published || s.published->figures.empty())
-    throw InputError("published", "a validation case needs a [published] table with at least one figure",
-                     {s.path, 0});
+    throw InputError("published", "a validation case needs a [published] table with at least one figure", {s.path, 0});
   const auto& p = *s.published;
   std::vector<Row> rows;
   for (const auto& f : p.figures) {

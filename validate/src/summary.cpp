@@ -47,12 +47,12 @@ Thresholds parse_thresholds(std::string_view text, std::string_view option) {
   const auto comma = t.find(',');
   Thresholds out;
   const bool ok = comma != std::string::npos && t.find(',', comma + 1) == std::string::npos &&
-                  parse_percent(t.substr(0, comma), out.median_pct) &&
-                  parse_percent(t.substr(comma + 1), out.max_pct);
+                  parse_percent(t.substr(0, comma), out.median_pct) && parse_percent(t.substr(comma + 1), out.max_pct);
   if (!ok)
     throw InputError(std::string(option),
                      fmt::format("'{}' is not a threshold pair (expected MEDIAN,MAX: two percentages >= 0, "
-                                 "e.g. 10,25)", t));
+                                 "e.g. 10,25)",
+                                 t));
   return out;
 }
 

@@ -12,10 +12,10 @@ namespace mhcsim {
 struct BandwidthFit {
   double overhead_seconds = 0;
   double bandwidth_gbps = 0;
-  int points = 0;                 // measurements the fit used
-  double median_error_pct = 0;    // |pred - meas| / meas over those points
+  int points = 0;               // measurements the fit used
+  double median_error_pct = 0;  // |pred - meas| / meas over those points
   double max_error_pct = 0;
-  std::string source;             // benchmark file / names it came from
+  std::string source;  // benchmark file / names it came from
 };
 
 // Alpha-beta for a collective: t = alpha_seconds * steps + bytes / (bus_gbps * 1e9)
@@ -30,9 +30,9 @@ struct CollectiveFit {
 
 struct CalibrationProfile {
   int schema_version = 1;
-  std::string path;          // file it was read from
-  std::string gpu_name;      // e.g. "NVIDIA H200" as the driver reports it
-  std::string catalog_gpu;   // matching catalog key, e.g. "H200"
+  std::string path;         // file it was read from
+  std::string gpu_name;     // e.g. "NVIDIA H200" as the driver reports it
+  std::string catalog_gpu;  // matching catalog key, e.g. "H200"
   std::string driver_version;
   std::string cuda_version;
   std::string date;

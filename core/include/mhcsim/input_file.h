@@ -20,7 +20,7 @@ inline constexpr uint64_t kMaxHandWrittenInputBytes = uint64_t{1} << 20;  // 1 M
 inline constexpr uint64_t kMaxJsonDocumentBytes = uint64_t{16} << 20;  // 16 MiB
 
 struct InputKind {
-  std::string_view what;          // "scenario file": named in every message
+  std::string_view what;  // "scenario file": named in every message
   uint64_t max_bytes = kMaxHandWrittenInputBytes;
   std::string_view raise_flag{};  // the flag that raises max_bytes, named when it is exceeded
   std::string key{};              // InputError key (e.g. "calibration.profile"); may be empty

@@ -13,15 +13,15 @@
 namespace mhcsim {
 
 struct GpuSpec {
-  std::string name;           // catalog key, e.g. "H800"
-  std::string source;         // datasheet the numbers come from
-  double hbm_bytes = 0;       // usable HBM capacity
-  double hbm_gb_per_s = 0;        // peak HBM bandwidth, GB/s (decimal)
-  double bf16_tflops = 0;     // dense BF16 tensor-core peak
-  double fp8_tflops = 0;      // dense FP8 tensor-core peak
-  double fp4_tflops = 0;      // dense FP4 tensor-core peak (0: none or not published)
-  double fp32_tflops = 0;     // non-tensor FP32 peak
-  double nvlink_gb_per_s = 0;     // NVLink bandwidth per GPU per direction, GB/s
+  std::string name;            // catalog key, e.g. "H800"
+  std::string source;          // datasheet the numbers come from
+  double hbm_bytes = 0;        // usable HBM capacity
+  double hbm_gb_per_s = 0;     // peak HBM bandwidth, GB/s (decimal)
+  double bf16_tflops = 0;      // dense BF16 tensor-core peak
+  double fp8_tflops = 0;       // dense FP8 tensor-core peak
+  double fp4_tflops = 0;       // dense FP4 tensor-core peak (0: none or not published)
+  double fp32_tflops = 0;      // non-tensor FP32 peak
+  double nvlink_gb_per_s = 0;  // NVLink bandwidth per GPU per direction, GB/s
   int sm_count = 0;
   double l2_bytes = 0;
   double tdp_watts = 0;
@@ -29,16 +29,16 @@ struct GpuSpec {
 
 struct HardwareSpec {
   GpuSpec gpu;
-  int64_t gpus = 0;                // GPUs in the job (= tp x pp x dp)
-  int gpus_per_node = 8;           // GPUs per server: the unit nodes are counted and bought in
+  int64_t gpus = 0;       // GPUs in the job (= tp x pp x dp)
+  int gpus_per_node = 8;  // GPUs per server: the unit nodes are counted and bought in
   // GPUs one NVLink fabric joins (72 in a GB200 NVL72 rack of 4-GPU trays); 0 = one server.
   // The network model sends traffic inside the domain over NVLink and across it over the NICs.
   int nvlink_domain_gpus = 0;
-  double nic_gb_per_s_per_gpu = 0;     // inter-node (IB/RoCE) bandwidth per GPU per direction, GB/s
-  double nvlink_latency_us = 0;    // per-message latency (alpha) intra-node
-  double nic_latency_us = 0;       // per-message latency (alpha) inter-node
-  double price_per_gpu_hour = 0;   // USD, for cost reports; 0 = not priced
-  std::string price_source;        // where the price comes from, or why it is an assumption
+  double nic_gb_per_s_per_gpu = 0;  // inter-node (IB/RoCE) bandwidth per GPU per direction, GB/s
+  double nvlink_latency_us = 0;     // per-message latency (alpha) intra-node
+  double nic_latency_us = 0;        // per-message latency (alpha) inter-node
+  double price_per_gpu_hour = 0;    // USD, for cost reports; 0 = not priced
+  std::string price_source;         // where the price comes from, or why it is an assumption
   // Power usage effectiveness of the facility: its power / the IT equipment's (The Green Grid,
   // "PUE: a comprehensive examination of the metric", WP#49, 2012). 1 = the GPUs' board power
   // alone, what energy figures count unless hardware.pue says otherwise.
@@ -60,30 +60,30 @@ struct ModelSpec {
 
   AttentionKind attention = AttentionKind::MHA;
   int64_t heads = 0;
-  int64_t kv_heads = 0;        // GQA groups; = heads for MHA, 1 for MQA
-  int64_t head_dim = 0;        // per-head dim for MHA/GQA/MQA
+  int64_t kv_heads = 0;  // GQA groups; = heads for MHA, 1 for MQA
+  int64_t head_dim = 0;  // per-head dim for MHA/GQA/MQA
   // MLA (DeepSeek-V2/V3): joint KV compression with decoupled RoPE key.
-  int64_t q_lora_rank = 0;     // 0 = no query compression
-  int64_t kv_lora_rank = 0;    // d_c
+  int64_t q_lora_rank = 0;   // 0 = no query compression
+  int64_t kv_lora_rank = 0;  // d_c
   int64_t qk_nope_head_dim = 0;
   int64_t qk_rope_head_dim = 0;  // d_h^R
   int64_t v_head_dim = 0;
 
-  int64_t dense_layers = 0;    // leading layers with a dense FFN (all layers when no experts)
-  int64_t ffn_hidden = 0;      // dense FFN intermediate size
+  int64_t dense_layers = 0;       // leading layers with a dense FFN (all layers when no experts)
+  int64_t ffn_hidden = 0;         // dense FFN intermediate size
   MlpKind mlp = MlpKind::SwiGLU;  // dense FFN and experts
-  bool dropout = false;        // hidden and attention dropout (GPT-3 / Megatron-LM runs: 0.1;
-                               // DeepSeek and LLaMA train without): masks are kept for backward
-  int64_t routed_experts = 0;  // 0 = dense model
+  bool dropout = false;           // hidden and attention dropout (GPT-3 / Megatron-LM runs: 0.1;
+                                  // DeepSeek and LLaMA train without): masks are kept for backward
+  int64_t routed_experts = 0;     // 0 = dense model
   int64_t shared_experts = 0;
   int64_t top_k = 0;
   int64_t expert_ffn_hidden = 0;
-  int64_t expert_groups = 1;        // n_group for group-limited routing
-  int64_t max_groups_per_token = 1; // topk_group
+  int64_t expert_groups = 1;         // n_group for group-limited routing
+  int64_t max_groups_per_token = 1;  // topk_group
 
   ResidualKind residual = ResidualKind::Residual;
-  int64_t mhc_n = 1;           // expansion rate n of the residual stream (1 = plain residual)
-  int64_t sinkhorn_iters = 20; // t_max
+  int64_t mhc_n = 1;            // expansion rate n of the residual stream (1 = plain residual)
+  int64_t sinkhorn_iters = 20;  // t_max
   bool tied_embeddings = false;
 
   bool is_moe() const { return routed_experts > 0; }
@@ -96,16 +96,16 @@ struct ModelSpec {
 enum class Fp8GemmKernels { DeepGemm, Cutlass36 };
 
 struct PrecisionSpec {
-  DType gemm = DType::BF16;          // tensor-core input precision of the big GEMMs
-  DType activations = DType::BF16;   // stored activations / residual stream
-  DType weights = DType::BF16;       // working copy of the weights
+  DType gemm = DType::BF16;         // tensor-core input precision of the big GEMMs
+  DType activations = DType::BF16;  // stored activations / residual stream
+  DType weights = DType::BF16;      // working copy of the weights
   DType master_weights = DType::FP32;
   DType grads = DType::BF16;
   DType optimizer_states = DType::FP32;  // Adam m and v
   DType kv_cache = DType::BF16;
-  DType dispatch = DType::BF16;      // MoE dispatch payload (FP8 in DeepSeek-V3, plus scales)
-  DType combine = DType::BF16;       // MoE combine payload
-  int64_t fp8_tile = 128;            // 1x128 activation tiles -> one fp32 scale per 128 elems
+  DType dispatch = DType::BF16;                                // MoE dispatch payload (FP8 in DeepSeek-V3, plus scales)
+  DType combine = DType::BF16;                                 // MoE combine payload
+  int64_t fp8_tile = 128;                                      // 1x128 activation tiles -> one fp32 scale per 128 elems
   Fp8GemmKernels fp8_gemm_kernels = Fp8GemmKernels::DeepGemm;  // which FP8 GEMM library ran
 };
 
@@ -125,9 +125,12 @@ enum class ActivationRecompute { None, Selective, Full, Attention };
 // parameters"), one per direction, so each micro-batch still sees one stage per rank.
 constexpr int64_t stages_per_rank(Schedule s, int64_t virtual_stages) {
   switch (s) {
-    case Schedule::Interleaved1F1B: return virtual_stages;
-    case Schedule::DualPipeV: return 2;
-    default: return 1;
+    case Schedule::Interleaved1F1B:
+      return virtual_stages;
+    case Schedule::DualPipeV:
+      return 2;
+    default:
+      return 1;
   }
 }
 
@@ -135,32 +138,32 @@ struct ParallelSpec {
   int64_t tp = 1;
   int64_t pp = 1;
   int64_t dp = 1;
-  int64_t cp = 1;                // context parallel: the sequence split over cp ranks, ring
-                                 // attention passes K/V blocks around them (Megatron-Core CP)
-  bool sequence_parallel = false;  // Megatron SP (Korthikanti et al. 2022): norms/dropout split
-                                   // over TP; all-gather + reduce-scatter replace all-reduce
-  bool flash_attention = true;   // fused attention core (FlashAttention); false = Megatron's
-                                 // unfused QK^T / softmax / dropout / PV with s x s scores in HBM
-  int64_t ep = 1;                // expert parallel group size (inside the DP x TP ranks)
+  int64_t cp = 1;                   // context parallel: the sequence split over cp ranks, ring
+                                    // attention passes K/V blocks around them (Megatron-Core CP)
+  bool sequence_parallel = false;   // Megatron SP (Korthikanti et al. 2022): norms/dropout split
+                                    // over TP; all-gather + reduce-scatter replace all-reduce
+  bool flash_attention = true;      // fused attention core (FlashAttention); false = Megatron's
+                                    // unfused QK^T / softmax / dropout / PV with s x s scores in HBM
+  int64_t ep = 1;                   // expert parallel group size (inside the DP x TP ranks)
   int64_t max_nodes_per_token = 0;  // node-limited routing (0 = unlimited)
   int64_t redundant_experts = 0;    // extra replicas of hot experts (DeepSeek-V3 serving: 32)
   // Routed rows on the most loaded EP rank / the mean (1 = perfectly balanced, as DeepSeek's
   // profiling runs simulate). It paces the grouped expert GEMMs and the all-to-all.
   double expert_imbalance = 1.0;
   Schedule schedule = Schedule::OneF1B;
-  int64_t micro_batches = 1;     // per pipeline per step
-  int64_t virtual_stages = 1;    // chunks per rank for interleaved 1F1B
-  int64_t zero_stage = 0;        // 0..3
+  int64_t micro_batches = 1;   // per pipeline per step
+  int64_t virtual_stages = 1;  // chunks per rank for interleaved 1F1B
+  int64_t zero_stage = 0;      // 0..3
   ActivationRecompute activation_recompute = ActivationRecompute::None;
-  bool recompute_mhc = true;     // mHC block recompute (paper 4.3.2)
+  bool recompute_mhc = true;        // mHC block recompute (paper 4.3.2)
   int64_t mhc_recompute_block = 0;  // L_r; 0 = optimal from Eq. 20
-  double overlap = 0.8;          // fraction of communication that can hide behind compute
-  double pp_overlap = 0;         // fraction of each stage-boundary transfer hidden behind compute:
-                                 // 0 = DualPipe's open reference (waits for every send at its
-                                 // next commit), 1 = fully hidden (DeepSeek-V3 report 3.2.1; mHC
-                                 // paper 4.3.3's extended DualPipe)
-  int64_t extra_stage_layers = 0;  // layer-equivalents for embedding / head / MTP when
-                                   // splitting layers over stages (DeepSeek-V3: 61 + 3 = 64)
+  double overlap = 0.8;             // fraction of communication that can hide behind compute
+  double pp_overlap = 0;            // fraction of each stage-boundary transfer hidden behind compute:
+                                    // 0 = DualPipe's open reference (waits for every send at its
+                                    // next commit), 1 = fully hidden (DeepSeek-V3 report 3.2.1; mHC
+                                    // paper 4.3.3's extended DualPipe)
+  int64_t extra_stage_layers = 0;   // layer-equivalents for embedding / head / MTP when
+                                    // splitting layers over stages (DeepSeek-V3: 61 + 3 = 64)
 
   int64_t world_size() const { return tp * cp * pp * dp; }
   // Pipeline stages the model's layers are cut into (every micro-batch passes each once).
@@ -174,18 +177,18 @@ struct WorkloadSpec {
   WorkloadMode mode = WorkloadMode::Train;
   // training
   int64_t seq_len = 4096;
-  int64_t micro_batch_seqs = 1;      // sequences per micro-batch
+  int64_t micro_batch_seqs = 1;  // sequences per micro-batch
   // Sequences per optimizer step over all DP ranks; 0 = not given (micro-batches are then
   // parallel.micro_batches). When given, parallel.micro_batches = global / (dp x micro_batch_seqs).
   int64_t global_batch_seqs = 0;
-  double token_budget = 0;           // total training tokens (for GPU-hours / cost)
+  double token_budget = 0;  // total training tokens (for GPU-hours / cost)
   // serving
   ServePhase phase = ServePhase::Decode;
-  int64_t context_len = 4096;        // KV length per sequence
+  int64_t context_len = 4096;  // KV length per sequence
   // Concurrent sequences per model replica (tp x pp GPUs; one GPU with attention-DP EP):
   // decoded together (decode) or prompts processed per step (prefill).
   int64_t batch_seqs = 1;
-  int64_t kv_block_tokens = 64;      // paged KV cache block size
+  int64_t kv_block_tokens = 64;         // paged KV cache block size
   double target_tokens_per_second = 0;  // whole service's output (decode) or prompt (prefill)
                                         // tokens/s, for GPU sizing; 0 = none
 };
@@ -195,7 +198,7 @@ struct WorkloadSpec {
 struct PublishedFigure {
   std::string metric;  // one of published_metric_names(); the name carries the unit
   double value = 0;
-  int line = 0;        // line in the scenario file, for messages
+  int line = 0;  // line in the scenario file, for messages
 };
 struct PublishedResults {
   std::string source;     // paper, table, row
@@ -223,15 +226,15 @@ const std::vector<std::string>& published_metric_names();
 
 struct Scenario {
   std::string name;
-  std::string source;                // where the configuration is published
-  std::string path;                  // file it was read from
+  std::string source;  // where the configuration is published
+  std::string path;    // file it was read from
   ModelSpec model;
   HardwareSpec hardware;
   PrecisionSpec precision;
   ParallelSpec parallel;
   WorkloadSpec workload;
   std::string hardware_catalog;                   // hardware file whose GPUs hardware.gpu sees first
-  std::optional<std::string> calibration_path;   // as given in the file or --calibration
+  std::optional<std::string> calibration_path;    // as given in the file or --calibration
   std::optional<CalibrationProfile> calibration;  // loaded by the caller (mhcsim_calib)
   std::optional<PublishedResults> published;      // validation cases only
 };

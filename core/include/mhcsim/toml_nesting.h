@@ -14,7 +14,6 @@ inline constexpr int kMaxTomlNestingLevels = 64;
 // sits deeper than `max_levels`: every part of its table header and of its dotted key, and
 // every array or inline table around it, is one level. Strings and comments are skipped;
 // anything else, syntax errors included, is left to the parser.
-void check_toml_nesting(std::string_view text, const std::string& file,
-                        int max_levels = kMaxTomlNestingLevels);
+void check_toml_nesting(std::string_view text, const std::string& file, int max_levels = kMaxTomlNestingLevels);
 
 }  // namespace mhcsim

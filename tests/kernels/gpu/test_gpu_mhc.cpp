@@ -20,9 +20,11 @@ constexpr double kFloatUnit = 0x1p-24;
 void check_bf16(const std::vector<bf16_bits>& got, const std::vector<bf16_bits>& want, const testing::MhcCase& c,
                 bool unfused) {
   for (size_t e = 0; e < got.size(); ++e) {
-    const int64_t ch = int64_t(e) % c.channels, i = (int64_t(e) / c.channels) % c.n, t = int64_t(e) / (c.channels * c.n);
+    const int64_t ch = int64_t(e) % c.channels, i = (int64_t(e) / c.channels) % c.n,
+                  t = int64_t(e) / (c.channels * c.n);
     const double ref = bf16_to_float(want[e]);
-    const double tol = kBf16Epsilon * (std::abs(ref) + (unfused ? testing::post_res_magnitude(c, t, i, ch) : 0.0)) + 1e-6;
+    const double tol =
+        kBf16Epsilon * (std::abs(ref) + (unfused ? testing::post_res_magnitude(c, t, i, ch) : 0.0)) + 1e-6;
     CHECK(std::abs(bf16_to_float(got[e]) - ref) <= tol);
   }
 }
@@ -30,7 +32,7 @@ void check_bf16(const std::vector<bf16_bits>& got, const std::vector<bf16_bits>&
 
 TEST_CASE("gpu mhc_coeff matches the reference", "[gpu][mhc]") {
   const int64_t n = GENERATE(1, 4, 8);
-  const int64_t channels = GENERATE(320, 200);  // 200: nC is not a multiple of the 64-wide k tile
+  const int64_t channels = GENERATE(320, 200);            // 200: nC is not a multiple of the 64-wide k tile
   auto c = testing::make_mhc_case(37, n, channels, 201);  // 37: not a multiple of the token tile
   const int64_t cols = n * n + 2 * n, width = n * c.channels;
   MhcLayer<DeviceBuffer> d(c);
@@ -49,7 +51,8 @@ TEST_CASE("gpu mhc_coeff matches the reference", "[gpu][mhc]") {
     const double inv_r = 1.0 / std::sqrt(sum_sq / double(width) + 1e-6);
     for (int64_t m = 0; m < cols; ++m) {
       double abs_sum = 0;
-      for (int64_t k = 0; k < width; ++k) abs_sum += std::abs(bf16_to_float(c.x[size_t(t * width + k)]) * c.phi[size_t(k * cols + m)]);
+      for (int64_t k = 0; k < width; ++k)
+        abs_sum += std::abs(bf16_to_float(c.x[size_t(t * width + k)]) * c.phi[size_t(k * cols + m)]);
       const double tol = 0.5 * inv_r * (double(width) * kFloatUnit + 0x1p-16) * abs_sum + 1e-6;
       if (m < n) {
         CHECK(std::abs(got_pre[size_t(t * n + m)] - want_pre[size_t(t * n + m)]) <= tol / 4 + 1e-6);

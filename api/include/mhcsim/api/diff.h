@@ -13,14 +13,14 @@
 namespace mhcsim::api {
 
 struct KeyChange {
-  std::string key;  // dotted scenario key as `scenario --json` shows it: "parallel.pp"
+  std::string key;      // dotted scenario key as `scenario --json` shows it: "parallel.pp"
   nlohmann::json a, b;  // null where one scenario has no such key
 };
 
 struct FigureChange {
-  std::string verb;      // the verb that gives the figure: "step" or "memory"
-  reports::Quantity a;   // key, label, A's value, unit and text scale
-  reports::Cell b;       // B's value (empty when B has no such figure: a training vs a serving scenario)
+  std::string verb;              // the verb that gives the figure: "step" or "memory"
+  reports::Quantity a;           // key, label, A's value, unit and text scale
+  reports::Cell b;               // B's value (empty when B has no such figure: a training vs a serving scenario)
   std::optional<double> change;  // B / A - 1 for numbers with A != 0
 };
 

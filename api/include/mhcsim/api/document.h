@@ -17,9 +17,9 @@ namespace mhcsim::api {
 
 struct DocumentMeta {
   std::string verb;
-  std::string scenario_name;             // empty: the answer is not about one scenario
+  std::string scenario_name;  // empty: the answer is not about one scenario
   std::string scenario_file;
-  std::vector<std::string> overrides;    // --set KEY=VALUE as given
+  std::vector<std::string> overrides;  // --set KEY=VALUE as given
 };
 
 // The meta part; scenario and scenario_file are null when the answer has no scenario.

@@ -27,10 +27,10 @@ struct ServeRequest {
   serving::LengthDistribution input{serving::LengthDistribution::Kind::Fixed, 1024};
   serving::LengthDistribution output{serving::LengthDistribution::Kind::Fixed, 256};
   uint64_t seed = 1;
-  serving::ServingConfig config;     // its `trace` stream is set by serve() from trace_path
-  std::string prefill_scenario;      // the prefill pool's scenario file (default: the scenario)
-  bool max_rate = false;             // search the highest rate meeting the SLOs at p99
-  std::string trace_path;            // Chrome trace of the iterations of one run
+  serving::ServingConfig config;  // its `trace` stream is set by serve() from trace_path
+  std::string prefill_scenario;   // the prefill pool's scenario file (default: the scenario)
+  bool max_rate = false;          // search the highest rate meeting the SLOs at p99
+  std::string trace_path;         // Chrome trace of the iterations of one run
 };
 
 struct ServeAnswer {
@@ -41,7 +41,7 @@ struct ServeAnswer {
   std::vector<serving::ServingResult> runs;  // one run, or the search's probes by rate
   std::optional<serving::MaxRate> search;
   std::optional<serving::CapacityAnswer> capacity;  // the scenario's target at the max rate
-  bool decode_target = true;  // the target counts output (decode) or input (prefill) tokens
+  bool decode_target = true;                        // the target counts output (decode) or input (prefill) tokens
 };
 
 // Throws InputError (naming the CLI flag: --rate, --max-rate, ...) for an inconsistent request.

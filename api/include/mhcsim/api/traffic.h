@@ -12,8 +12,8 @@
 namespace mhcsim::api {
 
 struct Traffic {
-  reports::Table rows;                       // per token per mHC layer, one row per operation
-  std::vector<reports::Quantity> summary;    // per step
+  reports::Table rows;                     // per token per mHC layer, one row per operation
+  std::vector<reports::Quantity> summary;  // per step
 };
 
 // `n` > 0 sets the expansion rate (and turns a residual model into mHC when n > 1); 0 keeps

@@ -13,21 +13,21 @@ namespace mhcsim::calib {
 
 // The custom context kernels/bench records (AddCustomContext) plus Google Benchmark's date.
 struct BenchContext {
-  std::string gpu_name;        // "NVIDIA H200" as the driver reports it
+  std::string gpu_name;  // "NVIDIA H200" as the driver reports it
   std::string driver_version;
   std::string cuda_version;
   std::string nccl_version;
-  std::string date;            // Google Benchmark's context.date
+  std::string date;  // Google Benchmark's context.date
   std::string host_name;
 };
 
 struct Measurement {
-  std::string file;               // benchmark JSON it came from
-  std::string name;               // full benchmark name, e.g. BM_sinkhorn/n:4/tokens:4096/manual_time
+  std::string file;  // benchmark JSON it came from
+  std::string name;  // full benchmark name, e.g. BM_sinkhorn/n:4/tokens:4096/manual_time
   const KernelClass* kernel = nullptr;
   std::map<std::string, double> args;  // "n:4" in the name -> args["n"] = 4; counters too
-  double seconds = 0;             // real_time per iteration
-  double bytes = 0;               // bytes moved per iteration (0 when the row has no rate)
+  double seconds = 0;                  // real_time per iteration
+  double bytes = 0;                    // bytes moved per iteration (0 when the row has no rate)
 };
 
 struct BenchFile {

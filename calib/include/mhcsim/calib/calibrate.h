@@ -21,12 +21,12 @@ namespace mhcsim::calib {
 struct PointResult {
   std::string file;
   std::string benchmark;
-  std::string fit_key;          // profile key: "hbm_copy", "alltoall_intra", "gemm"
-  double size = 0;              // bytes (kernels, message bytes for collectives) or FLOPs (GEMM)
+  std::string fit_key;  // profile key: "hbm_copy", "alltoall_intra", "gemm"
+  double size = 0;      // bytes (kernels, message bytes for collectives) or FLOPs (GEMM)
   double measured_seconds = 0;
   double predicted_seconds = 0;
-  bool outlier = false;         // dropped by the robust fit
-  std::string detail;           // e.g. "achieved 71.3% of peak, wave eff 97.0%" for GEMM shapes
+  bool outlier = false;  // dropped by the robust fit
+  std::string detail;    // e.g. "achieved 71.3% of peak, wave eff 97.0%" for GEMM shapes
   double error_pct() const { return 100.0 * (predicted_seconds - measured_seconds) / measured_seconds; }
 };
 

@@ -18,7 +18,7 @@ enum class GemmPrecision { BF16, FP8 };
 struct KernelClass {
   std::string_view name;  // "mhc_post_res_fused": profile key (collectives add _intra/_inter)
   FitKind kind = FitKind::Bandwidth;
-  CollectiveOp op = CollectiveOp::AllToAll;      // Collective only
+  CollectiveOp op = CollectiveOp::AllToAll;       // Collective only
   GemmPrecision precision = GemmPrecision::BF16;  // Gemm only
 };
 

@@ -13,7 +13,7 @@ inline constexpr double kTargetMedianErrorPct = 5.0;
 inline constexpr double kTargetMaxErrorPct = 15.0;
 
 struct ErrorStats {
-  int points = 0;      // inliers
+  int points = 0;  // inliers
   int outliers = 0;
   double mean_abs_pct = 0;
   double median_abs_pct = 0;

@@ -9,9 +9,9 @@
 namespace mhcsim::calib {
 
 struct LinearFit {
-  std::vector<double> coef;           // one per column
-  std::vector<bool> inlier;           // per row
-  std::vector<double> rel_residual;   // (y - pred) / y per row, every row (outliers included)
+  std::vector<double> coef;          // one per column
+  std::vector<bool> inlier;          // per row
+  std::vector<double> rel_residual;  // (y - pred) / y per row, every row (outliers included)
   int inliers() const;
 };
 

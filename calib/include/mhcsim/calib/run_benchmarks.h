@@ -19,7 +19,6 @@ struct BenchRun {
 // or more GPUs and mpirun, <bench_dir>/mhcsim_nccl_bench over them (--json). Writes into
 // `out_dir`. Throws InputError when mhcsim_kernel_bench is missing, runtime_error when a
 // benchmark fails (its status and command named).
-BenchRun run_kernel_benchmarks(const std::filesystem::path& bench_dir,
-                               const std::filesystem::path& out_dir, int gpus);
+BenchRun run_kernel_benchmarks(const std::filesystem::path& bench_dir, const std::filesystem::path& out_dir, int gpus);
 
 }  // namespace mhcsim::calib

@@ -25,11 +25,11 @@ double combine_bytes_per_selection(int64_t hidden, DType combine);  // 14,336 B 
 inline constexpr double kDispatchMetadataBytes = 16;
 
 struct A2aTraffic {
-  int64_t ep_nodes = 0;            // nodes spanned by the EP group
-  int64_t nodes_limit = 0;         // nodes a token may reach (node-limited routing)
-  double nodes_per_token = 0;      // expected distinct destination nodes
+  int64_t ep_nodes = 0;        // nodes spanned by the EP group
+  int64_t nodes_limit = 0;     // nodes a token may reach (node-limited routing)
+  double nodes_per_token = 0;  // expected distinct destination nodes
   double remote_nodes_per_token = 0;
-  double gpus_per_token = 0;       // expected distinct destination GPUs
+  double gpus_per_token = 0;         // expected distinct destination GPUs
   double dispatch_nvlink_bytes = 0;  // per token per MoE layer
   double dispatch_nic_bytes = 0;
   double combine_nvlink_bytes = 0;

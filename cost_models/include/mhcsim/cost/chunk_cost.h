@@ -13,31 +13,29 @@
 namespace mhcsim::cost {
 
 struct ChunkCost {
-  int64_t layers = 0;                      // transformer layers in this chunk
-  double attn_forward_seconds = 0;         // attention (incl. norms, mHC coefficient math)
-  double mlp_forward_seconds = 0;          // FFN or experts (incl. shared expert)
-  double dispatch_seconds = 0;             // EP all-to-all dispatch, forward (0 without EP)
-  double combine_seconds = 0;              // EP all-to-all combine, forward
-  double attn_backward_input_seconds = 0;  // dgrad
-  double attn_backward_weight_seconds = 0; // wgrad
+  int64_t layers = 0;                       // transformer layers in this chunk
+  double attn_forward_seconds = 0;          // attention (incl. norms, mHC coefficient math)
+  double mlp_forward_seconds = 0;           // FFN or experts (incl. shared expert)
+  double dispatch_seconds = 0;              // EP all-to-all dispatch, forward (0 without EP)
+  double combine_seconds = 0;               // EP all-to-all combine, forward
+  double attn_backward_input_seconds = 0;   // dgrad
+  double attn_backward_weight_seconds = 0;  // wgrad
   double mlp_backward_input_seconds = 0;
   double mlp_backward_weight_seconds = 0;
-  double mhc_forward_seconds = 0;          // mHC kernels in this chunk (already inside attn/mlp)
-  double recompute_seconds = 0;            // activation recompute (already inside backward input)
-  double tp_comm_seconds = 0;              // TP all-reduces, fwd + bwd (already inside attn/mlp)
-  double pp_send_bytes = 0;                // activation sent to the next stage (n x hidden for mHC)
+  double mhc_forward_seconds = 0;  // mHC kernels in this chunk (already inside attn/mlp)
+  double recompute_seconds = 0;    // activation recompute (already inside backward input)
+  double tp_comm_seconds = 0;      // TP all-reduces, fwd + bwd (already inside attn/mlp)
+  double pp_send_bytes = 0;        // activation sent to the next stage (n x hidden for mHC)
   double pp_send_seconds = 0;
-  double activation_bytes = 0;             // activations kept per micro-batch until backward
-  bool has_head = false;                   // the last stage: final norm, LM head, cross-entropy
+  double activation_bytes = 0;  // activations kept per micro-batch until backward
+  bool has_head = false;        // the last stage: final norm, LM head, cross-entropy
   // Forward + backward + recompute seconds of the chunk's ops by kind (gemm, attention,
   // memory-bound, communication = TP/CP collectives); the EP all-to-all is dispatch/combine.
   std::array<double, kOpKinds> kind_seconds{};
 
   // Compute-only phase times as the pipeline formulas use them (DualPipe README notation).
   double forward_seconds() const { return attn_forward_seconds + mlp_forward_seconds; }
-  double backward_weight_seconds() const {
-    return attn_backward_weight_seconds + mlp_backward_weight_seconds;
-  }
+  double backward_weight_seconds() const { return attn_backward_weight_seconds + mlp_backward_weight_seconds; }
   double backward_seconds() const {  // full B = input + weight gradients
     return attn_backward_input_seconds + mlp_backward_input_seconds + backward_weight_seconds();
   }

@@ -19,13 +19,12 @@ struct ParameterCount {
   double dense_ffn = 0;       // the dense_layers SwiGLU FFNs
   double routed_experts = 0;  // all routed experts of all MoE layers
   double shared_experts = 0;
-  double gates = 0;           // router weights (+ per-expert bias)
-  double norms = 0;           // the two RMSNorms per layer and the final norm
-  double mhc = 0;             // phi (nC x (n^2+2n)), biases and the 3 gates per mHC layer
+  double gates = 0;  // router weights (+ per-expert bias)
+  double norms = 0;  // the two RMSNorms per layer and the final norm
+  double mhc = 0;    // phi (nC x (n^2+2n)), biases and the 3 gates per mHC layer
 
   double total() const {
-    return embedding + head + attention + dense_ffn + routed_experts + shared_experts + gates +
-           norms + mhc;
+    return embedding + head + attention + dense_ffn + routed_experts + shared_experts + gates + norms + mhc;
   }
   // Parameters a token computes with: routed experts scaled by top_k / experts, the input
   // embedding (a lookup) left out; mHC paper Table 5's 27B "4.14B active" counts this way.
@@ -43,12 +42,12 @@ double expert_parameters(const ModelSpec& m);  // one routed or shared expert (S
 
 // Forward FLOPs per token over the whole model.
 struct TokenFlops {
-  double attention_linear = 0;  // q/kv/o projections
-  double attention_core = 0;    // QK^T and PV over the context
+  double attention_linear = 0;         // q/kv/o projections
+  double attention_core = 0;           // QK^T and PV over the context
   double attention_up_projection = 0;  // MLA's W_UQ, W_UK, W_UV: part of attention_linear
-  double mlp = 0;               // dense FFN, active routed + shared experts, gates
-  double head = 0;              // output projection
-  double mhc = 0;               // mHC coefficient matmul, Sinkhorn, apply H_pre / F_post,res
+  double mlp = 0;                      // dense FFN, active routed + shared experts, gates
+  double head = 0;                     // output projection
+  double mhc = 0;                      // mHC coefficient matmul, Sinkhorn, apply H_pre / F_post,res
   double linear() const { return attention_linear + mlp + head; }
   double total() const { return attention_linear + attention_core + mlp + head + mhc; }
 };

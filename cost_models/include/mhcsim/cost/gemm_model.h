@@ -27,8 +27,7 @@ struct GemmShape {
   bool accumulate = false;  // C += A B (beta = 1): the epilogue reads C before writing it, as
                             // weight gradients accumulate into fp32 main_grad over micro-batches
   double flops() const {
-    return 2.0 * static_cast<double>(groups) * static_cast<double>(m) * static_cast<double>(n) *
-           static_cast<double>(k);
+    return 2.0 * static_cast<double>(groups) * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   }
 };
 

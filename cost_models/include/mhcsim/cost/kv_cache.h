@@ -23,8 +23,7 @@ double kv_bytes_per_token(const ModelSpec& m, DType dtype);  // x layers
 double kv_bytes_per_token_per_gpu(const Scenario& s);
 
 // One sequence of `context` tokens, rounded up to whole `block_tokens` pages (0 = unpaged).
-double kv_bytes_per_sequence(const ModelSpec& m, DType dtype, int64_t context,
-                             int64_t block_tokens);
+double kv_bytes_per_sequence(const ModelSpec& m, DType dtype, int64_t context, int64_t block_tokens);
 
 // Fraction of HBM left for activations and workspace when sizing the cache (vLLM's
 // gpu_memory_utilization default 0.9).
@@ -32,11 +31,11 @@ inline constexpr double kServeActivationReserveFraction = 0.1;
 
 struct KvFit {
   double hbm_bytes = 0;
-  double weight_bytes = 0;      // this GPU's share of the weights
-  double reserve_bytes = 0;     // activations / workspace
-  double kv_budget_bytes = 0;   // what is left for the cache (>= 0)
+  double weight_bytes = 0;        // this GPU's share of the weights
+  double reserve_bytes = 0;       // activations / workspace
+  double kv_budget_bytes = 0;     // what is left for the cache (>= 0)
   double bytes_per_sequence = 0;  // this GPU's share: / PP, and / TP over the KV heads
-  int64_t sequences = 0;        // whole sequences of the context that fit
+  int64_t sequences = 0;          // whole sequences of the context that fit
 };
 
 // Serving: weights sharded over TP x PP (experts over EP, plus redundant replicas), in the

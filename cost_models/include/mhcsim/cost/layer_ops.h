@@ -30,16 +30,16 @@ struct Op {
   const char* name = "";
   OpKind kind = OpKind::MemoryBound;
   Sublayer part = Sublayer::Attention;
-  GemmShape gemm;             // Gemm: the forward GEMM
-  bool weight_grad = true;    // Gemm: false for activation x activation GEMMs (unfused attention)
-  double flops = 0;           // Attention: forward FLOPs
-  double bytes = 0;           // MemoryBound / Attention: forward HBM bytes; Communication:
-                              // bytes each rank sends in the forward
-  double backward_bytes = 0;  // MemoryBound / Attention / Communication: backward bytes
-  double saved_bytes = 0;     // activations kept until the backward (after recompute drops)
-  bool recomputed = false;    // replayed inside the backward by the recompute scheme
-  bool mhc_kernel = false;    // MemoryBound: priced at the mHC kernels' (calibrated) rate
-  bool tp_collective = false; // Communication: a TP all-reduce-equivalent (ring over tp)
+  GemmShape gemm;                      // Gemm: the forward GEMM
+  bool weight_grad = true;             // Gemm: false for activation x activation GEMMs (unfused attention)
+  double flops = 0;                    // Attention: forward FLOPs
+  double bytes = 0;                    // MemoryBound / Attention: forward HBM bytes; Communication:
+                                       // bytes each rank sends in the forward
+  double backward_bytes = 0;           // MemoryBound / Attention / Communication: backward bytes
+  double saved_bytes = 0;              // activations kept until the backward (after recompute drops)
+  bool recomputed = false;             // replayed inside the backward by the recompute scheme
+  bool mhc_kernel = false;             // MemoryBound: priced at the mHC kernels' (calibrated) rate
+  bool tp_collective = false;          // Communication: a TP all-reduce-equivalent (ring over tp)
   bool hides_behind_previous = false;  // Communication overlapped with the op before it (CP)
 };
 
@@ -57,9 +57,9 @@ double layer_input_bytes(const Scenario& s);
 
 // Rates every op is priced with, looked up once per estimate.
 struct OpRates {
-  GemmRates linear;           // precision.gemm
-  GemmRates bf16;             // attention core GEMMs (unfused), LM head, router
-  double attention_forward_flops_per_second = 0;   // fused attention core
+  GemmRates linear;                               // precision.gemm
+  GemmRates bf16;                                 // attention core GEMMs (unfused), LM head, router
+  double attention_forward_flops_per_second = 0;  // fused attention core
   double attention_backward_flops_per_second = 0;
   double hbm_bytes_per_second = 0;
   double mhc_bytes_per_second = 0;
@@ -77,10 +77,10 @@ OpRates op_rates(const Scenario& s);
 // Seconds of a list of ops in each pass, split by sublayer and by kind.
 struct PassSeconds {
   double forward = 0;
-  double backward_input = 0;   // incl. the recompute
+  double backward_input = 0;  // incl. the recompute
   double backward_weight = 0;
-  double recompute = 0;        // part of backward_input
-  double communication = 0;    // TP / CP time inside forward + backward (on the critical path)
+  double recompute = 0;                    // part of backward_input
+  double communication = 0;                // TP / CP time inside forward + backward (on the critical path)
   std::array<double, kOpKinds> by_kind{};  // forward + backward + recompute
   PassSeconds& operator+=(const PassSeconds& o);
   PassSeconds scaled(double f) const;

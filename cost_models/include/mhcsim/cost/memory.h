@@ -26,11 +26,11 @@ struct MemoryEstimate {
   double weight_bytes = 0;
   double grad_bytes = 0;
   double master_weight_bytes = 0;
-  double optimizer_bytes = 0;     // Adam m and v
-  double activation_bytes = 0;    // peak in-flight chunks x one chunk's activations
+  double optimizer_bytes = 0;            // Adam m and v
+  double activation_bytes = 0;           // peak in-flight chunks x one chunk's activations
   double mhc_recompute_saved_bytes = 0;  // what recompute saves over keeping everything
   int64_t activation_chunks = 0;
-  int64_t recompute_block = 0;    // L_r used (0 = no mHC recompute)
+  int64_t recompute_block = 0;  // L_r used (0 = no mHC recompute)
   double hbm_bytes = 0;
   double total_bytes() const {
     return weight_bytes + grad_bytes + master_weight_bytes + optimizer_bytes + activation_bytes;

@@ -16,9 +16,7 @@ namespace mhcsim::cost {
 struct TrafficElems {
   double per_channel = 0;
   double coefficients = 0;
-  double elements(int64_t channels) const {
-    return per_channel * static_cast<double>(channels) + coefficients;
-  }
+  double elements(int64_t channels) const { return per_channel * static_cast<double>(channels) + coefficients; }
 };
 
 struct TrafficRow {
@@ -59,11 +57,10 @@ struct ResidualTraffic {
 };
 
 // One mHC layer, one token, the model's residual kind and the precision's activation dtype.
-ResidualTraffic residual_traffic_per_token(const ModelSpec& m, const PrecisionSpec& p,
-                                           bool fused, bool recompute);
+ResidualTraffic residual_traffic_per_token(const ModelSpec& m, const PrecisionSpec& p, bool fused, bool recompute);
 // A whole training step: 2 x layers mHC layers x `tokens`.
-ResidualTraffic residual_traffic_per_step(const ModelSpec& m, const PrecisionSpec& p,
-                                          bool fused, bool recompute, double tokens);
+ResidualTraffic residual_traffic_per_step(const ModelSpec& m, const PrecisionSpec& p, bool fused, bool recompute,
+                                          double tokens);
 
 // Recompute (Table 3, Eq. 20): per token, keeping x_{l0} (nC) at the start of each block of
 // L_r layers and recomputing the (n+2)C per layer of the block being back-propagated.

@@ -25,13 +25,13 @@ struct PhaseTimes {
 // thousands of small experts) the formulas go negative, but deferred W only fills idle time
 // that exists; it cannot make a rank finish before its work.
 // Throws SpecError for pp < 1, micro_batches < 1, or shapes the schedule cannot run.
-double pipeline_bubble_seconds(Schedule s, int64_t pp, int64_t micro_batches,
-                               const PhaseTimes& t, int64_t virtual_stages = 1);
+double pipeline_bubble_seconds(Schedule s, int64_t pp, int64_t micro_batches, const PhaseTimes& t,
+                               int64_t virtual_stages = 1);
 
 // Compute each rank does in one step without overlap: micro_batches x chunks a micro-batch
 // visits on the rank x (F + B).
-double pipeline_busy_seconds(Schedule s, int64_t pp, int64_t micro_batches,
-                             const PhaseTimes& t, int64_t virtual_stages = 1);
+double pipeline_busy_seconds(Schedule s, int64_t pp, int64_t micro_batches, const PhaseTimes& t,
+                             int64_t virtual_stages = 1);
 
 // The pipeline stages rank `r` holds, in the schedule's split into pipeline_chunks() stages:
 // r (1F1B, ZB1P), r + j PP for j < v (interleaved 1F1B), r and PP-1-r (DualPipe's two copies),
@@ -43,10 +43,18 @@ void for_each_stage_of_rank(Schedule s, int64_t pp, int64_t virtual_stages, int6
     case Schedule::Interleaved1F1B:
       for (int64_t j = 0; j < virtual_stages; ++j) f(r + j * pp);
       break;
-    case Schedule::DualPipe: f(r); f(pp - 1 - r); break;
-    case Schedule::DualPipeV: f(r); f(2 * pp - 1 - r); break;
+    case Schedule::DualPipe:
+      f(r);
+      f(pp - 1 - r);
+      break;
+    case Schedule::DualPipeV:
+      f(r);
+      f(2 * pp - 1 - r);
+      break;
     case Schedule::OneF1B:
-    case Schedule::ZB1P: f(r); break;
+    case Schedule::ZB1P:
+      f(r);
+      break;
   }
 }
 
@@ -79,8 +87,8 @@ struct DualPipeSlots {
 DualPipeSlots dual_pipe_slots(Schedule s, int64_t pp, int64_t micro_batches, int64_t h);
 
 // bubble / (bubble + busy).
-double pipeline_bubble_fraction(Schedule s, int64_t pp, int64_t micro_batches,
-                                const PhaseTimes& t, int64_t virtual_stages = 1);
+double pipeline_bubble_fraction(Schedule s, int64_t pp, int64_t micro_batches, const PhaseTimes& t,
+                                int64_t virtual_stages = 1);
 
 // Chunks the model's layers are cut into: pp for 1F1B, ZB1P and DualPipe (whose ranks hold two
 // *copies*: stages r and PP-1-r of the same PP-stage split, README "2x parameters"), v x pp for
@@ -95,7 +103,6 @@ double pipeline_parameter_factor(Schedule s);
 // Peak activations a rank keeps, in chunk-activations of one micro-batch:
 //   1F1B and ZB1P min(PP, m); interleaved v PP + PP - 1 (Megatron's 1 + (p-1)/(p v) of p
 //   stages); DualPipe PP + 1; DualPipeV 2 PP + 1 (PP + 1 with PP = 2 x ranks stages).
-int64_t pipeline_activation_chunks(Schedule s, int64_t pp, int64_t micro_batches,
-                                   int64_t virtual_stages = 1);
+int64_t pipeline_activation_chunks(Schedule s, int64_t pp, int64_t micro_batches, int64_t virtual_stages = 1);
 
 }  // namespace mhcsim::cost

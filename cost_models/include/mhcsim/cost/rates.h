@@ -52,9 +52,7 @@ inline constexpr int kCommunicationSms = 20;
 struct LinkRate {
   double alpha_seconds = 0;
   double bytes_per_second = 0;
-  double seconds(double bytes, double messages) const {
-    return alpha_seconds * messages + bytes / bytes_per_second;
-  }
+  double seconds(double bytes, double messages) const { return alpha_seconds * messages + bytes / bytes_per_second; }
 };
 
 // What the GPU offers a GEMM with `dtype` inputs: dense tensor peak, plateau efficiency

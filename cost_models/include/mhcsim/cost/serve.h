@@ -14,28 +14,28 @@
 namespace mhcsim::cost {
 
 struct ServeEstimate {
-  int64_t micro_batches = 1;          // pp (one per stage in flight)
-  int64_t micro_batch_seqs = 0;       // ceil(batch_seqs / micro_batches)
-  double tokens_per_step = 0;         // per replica: batch_seqs (decode), x context_len (prefill)
+  int64_t micro_batches = 1;     // pp (one per stage in flight)
+  int64_t micro_batch_seqs = 0;  // ceil(batch_seqs / micro_batches)
+  double tokens_per_step = 0;    // per replica: batch_seqs (decode), x context_len (prefill)
   // One stage, one micro-batch, on one GPU:
-  double linear_flops = 0;            // projections, FFNs, active experts, head
-  double attention_flops = 0;         // attention core (MLA decode in weight-absorbed form)
-  double weight_bytes = 0;            // weights streamed (routed experts: only those hit)
-  double kv_bytes = 0;                // KV cache read (decode) or written (prefill)
-  double elementwise_bytes = 0;       // norms, permute/combine, mHC streams
-  double linear_seconds = 0;          // max(FLOPs / GEMM rate, weights / HBM), dense + experts
-  double attention_seconds = 0;       // max(FLOPs / BF16 rate, KV / HBM)
+  double linear_flops = 0;       // projections, FFNs, active experts, head
+  double attention_flops = 0;    // attention core (MLA decode in weight-absorbed form)
+  double weight_bytes = 0;       // weights streamed (routed experts: only those hit)
+  double kv_bytes = 0;           // KV cache read (decode) or written (prefill)
+  double elementwise_bytes = 0;  // norms, permute/combine, mHC streams
+  double linear_seconds = 0;     // max(FLOPs / GEMM rate, weights / HBM), dense + experts
+  double attention_seconds = 0;  // max(FLOPs / BF16 rate, KV / HBM)
   double elementwise_seconds = 0;
-  double tp_comm_seconds = 0;         // TP all-reduces (2 per layer), not overlapped
-  double a2a_seconds = 0;             // EP dispatch + combine over the stage's MoE layers
-  double exposed_a2a_seconds = 0;     // what the other micro-batch's compute does not hide
-  double pp_send_seconds = 0;         // activations to the next stage
-  double stage_seconds = 0;           // one micro-batch through one stage
+  double tp_comm_seconds = 0;      // TP all-reduces (2 per layer), not overlapped
+  double a2a_seconds = 0;          // EP dispatch + combine over the stage's MoE layers
+  double exposed_a2a_seconds = 0;  // what the other micro-batch's compute does not hide
+  double pp_send_seconds = 0;      // activations to the next stage
+  double stage_seconds = 0;        // one micro-batch through one stage
   // The whole batch:
-  double step_seconds = 0;            // micro_batches x stage_seconds
+  double step_seconds = 0;  // micro_batches x stage_seconds
   double tokens_per_second_per_gpu = 0;
   double tokens_per_second_per_node = 0;
-  int64_t gpus_for_target = 0;        // ceil(target_tokens_per_second / per GPU); 0 = no target
+  int64_t gpus_for_target = 0;  // ceil(target_tokens_per_second / per GPU); 0 = no target
   int64_t nodes_for_target = 0;
 
   double compute_seconds() const { return linear_seconds + attention_seconds + elementwise_seconds; }

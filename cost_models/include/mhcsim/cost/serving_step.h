@@ -45,14 +45,14 @@ struct BatchShape {
 
 struct IterationTime {
   int64_t micro_batches = 1;
-  bool low_latency_a2a = false;       // DeepEP low-latency kernels (decode-only batch)
-  double linear_seconds = 0;          // GEMMs incl. FP8 casts and streamed weights
-  double memory_bound_seconds = 0;    // norms, RoPE, router, permute / combine, residual or mHC
-  double tp_comm_seconds = 0;         // TP all-reduces, on the critical path
-  double attention_seconds = 0;       // prefill core + decode KV read
-  double head_seconds = 0;            // LM head on the sampled rows
-  double a2a_seconds = 0;             // EP dispatch + combine, all micro-batches
-  double exposed_a2a_seconds = 0;     // what the other micro-batch's compute does not hide
+  bool low_latency_a2a = false;     // DeepEP low-latency kernels (decode-only batch)
+  double linear_seconds = 0;        // GEMMs incl. FP8 casts and streamed weights
+  double memory_bound_seconds = 0;  // norms, RoPE, router, permute / combine, residual or mHC
+  double tp_comm_seconds = 0;       // TP all-reduces, on the critical path
+  double attention_seconds = 0;     // prefill core + decode KV read
+  double head_seconds = 0;          // LM head on the sampled rows
+  double a2a_seconds = 0;           // EP dispatch + combine, all micro-batches
+  double exposed_a2a_seconds = 0;   // what the other micro-batch's compute does not hide
   double pp_send_seconds = 0;
   double seconds = 0;
   double compute_seconds() const {
@@ -110,12 +110,12 @@ class ServingStepModel {
     std::array<double, 3> at(double t) const;
   };
   struct Attention {
-    double layers = 0;                 // the stage's layers
-    double prefill_flops_per_key = 0;  // per attended key and layer
+    double layers = 0;                   // the stage's layers
+    double prefill_flops_per_key = 0;    // per attended key and layer
     double prefill_bytes_per_token = 0;  // Q, K, V, O per layer
     double prefill_flops_per_second = 0;
-    double decode_flops_per_key = 0;   // per cached token read and layer
-    double decode_flops_per_seq = 0;   // per decode sequence and layer (MLA's q side)
+    double decode_flops_per_key = 0;     // per cached token read and layer
+    double decode_flops_per_seq = 0;     // per decode sequence and layer (MLA's q side)
     double decode_kv_bytes_per_key = 0;  // all the stage's layers
     double decode_q_bytes_per_seq = 0;   // all the stage's layers
     double decode_flops_per_second = 0;
@@ -139,19 +139,19 @@ class ServingStepModel {
   double attention_seconds(const BatchShape& b, bool all_sms) const;
   double head_seconds(double rows, bool all_sms) const;
 
-  int64_t micro_batches_ = 1;   // pp, or 2 with two-micro-batch overlap
+  int64_t micro_batches_ = 1;  // pp, or 2 with two-micro-batch overlap
   bool pipeline_ = false;
   bool ep_ = false;
   double overlap_ = 0;
-  double moe_layers_ = 0;       // the stage's MoE layers (the most loaded stage)
-  LinearTable normal_;          // SMs shared with DeepEP's normal kernels
-  LinearTable all_sms_;         // decode-only: low-latency kernels leave every SM to compute
+  double moe_layers_ = 0;  // the stage's MoE layers (the most loaded stage)
+  LinearTable normal_;     // SMs shared with DeepEP's normal kernels
+  LinearTable all_sms_;    // decode-only: low-latency kernels leave every SM to compute
   Attention attention_;
-  double fewer_sms_ = 1;        // compute_sm_fraction with normal kernels
+  double fewer_sms_ = 1;                  // compute_sm_fraction with normal kernels
   GemmRates head_normal_, head_all_sms_;  // BF16 LM head
   int64_t vocab_per_gpu_ = 0;
   double hidden_ = 0, act_bytes_ = 2;
-  NormalA2a a2a_normal_;        // the stage's MoE layers, per micro-batch
+  NormalA2a a2a_normal_;  // the stage's MoE layers, per micro-batch
   Linear a2a_low_latency_;
   Linear pp_send_;
   int64_t gpus_per_replica_ = 1;

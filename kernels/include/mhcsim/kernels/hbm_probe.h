@@ -8,8 +8,8 @@
 
 namespace mhcsim::kernels {
 
-void hbm_copy(void* dst, const void* src, int64_t bytes, Stream stream);         // CUDA
+void hbm_copy(void* dst, const void* src, int64_t bytes, Stream stream);            // CUDA
 void hbm_read(float* partial_sums, const void* src, int64_t bytes, Stream stream);  // CUDA
-int64_t hbm_read_partials(int64_t bytes);  // floats needed in partial_sums
+int64_t hbm_read_partials(int64_t bytes);                                           // floats needed in partial_sums
 
 }  // namespace mhcsim::kernels

@@ -34,36 +34,84 @@ struct MhcLayer {
   Array<bf16_bits> u, x_next, scratch_post, scratch_res;
 
   MhcLayer(int64_t tokens_, int64_t n_, int64_t channels_)
-      : tokens(tokens_), n(n_), channels(channels_), x(detail::count(tokens_ * n_ * channels_)),
-        f(detail::count(tokens_ * channels_)), phi(detail::count(n_ * channels_ * mhc_coeff_columns(n_))),
-        bias(detail::count(mhc_coeff_columns(n_))), h_pre(detail::count(tokens_ * n_)), h_post(h_pre.size()),
-        res_logits(detail::count(tokens_ * n_ * n_)), h_res(res_logits.size()), grad_h_res(res_logits.size()),
-        grad_logits(res_logits.size()), u(f.size()), x_next(x.size()), scratch_post(x.size()),
+      : tokens(tokens_),
+        n(n_),
+        channels(channels_),
+        x(detail::count(tokens_ * n_ * channels_)),
+        f(detail::count(tokens_ * channels_)),
+        phi(detail::count(n_ * channels_ * mhc_coeff_columns(n_))),
+        bias(detail::count(mhc_coeff_columns(n_))),
+        h_pre(detail::count(tokens_ * n_)),
+        h_post(h_pre.size()),
+        res_logits(detail::count(tokens_ * n_ * n_)),
+        h_res(res_logits.size()),
+        grad_h_res(res_logits.size()),
+        grad_logits(res_logits.size()),
+        u(f.size()),
+        x_next(x.size()),
+        scratch_post(x.size()),
         scratch_res(x.size()) {}
   template <template <class> class From>
   explicit MhcLayer(const MhcLayer<From>& from)
-      : tokens(from.tokens), n(from.n), channels(from.channels), x(from.x), f(from.f), phi(from.phi),
-        bias(from.bias), h_pre(from.h_pre), h_post(from.h_post), res_logits(from.res_logits), h_res(from.h_res),
-        grad_h_res(from.grad_h_res), grad_logits(from.grad_logits), u(from.u), x_next(from.x_next),
-        scratch_post(from.scratch_post), scratch_res(from.scratch_res) {}
+      : tokens(from.tokens),
+        n(from.n),
+        channels(from.channels),
+        x(from.x),
+        f(from.f),
+        phi(from.phi),
+        bias(from.bias),
+        h_pre(from.h_pre),
+        h_post(from.h_post),
+        res_logits(from.res_logits),
+        h_res(from.h_res),
+        grad_h_res(from.grad_h_res),
+        grad_logits(from.grad_logits),
+        u(from.u),
+        x_next(from.x_next),
+        scratch_post(from.scratch_post),
+        scratch_res(from.scratch_res) {}
 
   // The params of each mHC kernel over these arrays (designated initializers: in field order).
   MhcCoeffParams coeff() {  // x -> h_pre, h_post, res_logits
-    return {.x = x.data(), .phi = phi.data(), .bias = bias.data(), .h_pre = h_pre.data(), .h_post = h_post.data(),
-            .res_logits = res_logits.data(), .tokens = tokens, .n = n, .channels = channels,
+    return {.x = x.data(),
+            .phi = phi.data(),
+            .bias = bias.data(),
+            .h_pre = h_pre.data(),
+            .h_post = h_post.data(),
+            .res_logits = res_logits.data(),
+            .tokens = tokens,
+            .n = n,
+            .channels = channels,
             .x_token_stride = n * channels};
   }
   SinkhornParams sinkhorn() {  // forward res_logits -> h_res; backward grad_h_res -> grad_logits
-    return {.logits = res_logits.data(), .h_res = h_res.data(), .grad_h_res = grad_h_res.data(),
-            .grad_logits = grad_logits.data(), .tokens = tokens, .n = n};
+    return {.logits = res_logits.data(),
+            .h_res = h_res.data(),
+            .grad_h_res = grad_h_res.data(),
+            .grad_logits = grad_logits.data(),
+            .tokens = tokens,
+            .n = n};
   }
   MhcPreParams pre() {  // x, h_pre -> u
-    return {.x = x.data(), .h_pre = h_pre.data(), .out = u.data(), .tokens = tokens, .n = n, .channels = channels,
-            .x_token_stride = n * channels, .out_token_stride = channels};
+    return {.x = x.data(),
+            .h_pre = h_pre.data(),
+            .out = u.data(),
+            .tokens = tokens,
+            .n = n,
+            .channels = channels,
+            .x_token_stride = n * channels,
+            .out_token_stride = channels};
   }
   MhcPostResParams post_res() {  // x, f, h_post, h_res -> x_next
-    return {.x = x.data(), .f = f.data(), .h_post = h_post.data(), .h_res = h_res.data(), .x_next = x_next.data(),
-            .scratch_post = scratch_post.data(), .scratch_res = scratch_res.data(), .tokens = tokens, .n = n,
+    return {.x = x.data(),
+            .f = f.data(),
+            .h_post = h_post.data(),
+            .h_res = h_res.data(),
+            .x_next = x_next.data(),
+            .scratch_post = scratch_post.data(),
+            .scratch_res = scratch_res.data(),
+            .tokens = tokens,
+            .n = n,
             .channels = channels};
   }
 };
@@ -83,11 +131,17 @@ struct MoeGate {
   Array<int32_t> topk_idx;
 
   explicit MoeGate(const MoeGateParams& c)
-      : config(c), logits(detail::count(c.tokens * c.experts)), bias(detail::count(c.experts)),
-        topk_weight(detail::count(c.tokens * c.top_k)), topk_idx(topk_weight.size()) {}
+      : config(c),
+        logits(detail::count(c.tokens * c.experts)),
+        bias(detail::count(c.experts)),
+        topk_weight(detail::count(c.tokens * c.top_k)),
+        topk_idx(topk_weight.size()) {}
   template <template <class> class From>
   explicit MoeGate(const MoeGate<From>& from)
-      : config(from.config), logits(from.logits), bias(from.bias), topk_weight(from.topk_weight),
+      : config(from.config),
+        logits(from.logits),
+        bias(from.bias),
+        topk_weight(from.topk_weight),
         topk_idx(from.topk_idx) {}
 
   MoeGateParams params() {
@@ -110,23 +164,49 @@ struct MoeDispatch {
   Array<int32_t> expert_offsets, row_of_slot, slot_of_row;
 
   MoeDispatch(int64_t tokens_, int64_t hidden_, int64_t experts_, int64_t top_k_)
-      : tokens(tokens_), hidden(hidden_), experts(experts_), top_k(top_k_), x(detail::count(tokens_ * hidden_)),
-        x_perm(detail::count(tokens_ * top_k_ * hidden_)), out(x.size()), expert_offsets(detail::count(experts_ + 1)),
-        row_of_slot(detail::count(tokens_ * top_k_)), slot_of_row(row_of_slot.size()) {}
+      : tokens(tokens_),
+        hidden(hidden_),
+        experts(experts_),
+        top_k(top_k_),
+        x(detail::count(tokens_ * hidden_)),
+        x_perm(detail::count(tokens_ * top_k_ * hidden_)),
+        out(x.size()),
+        expert_offsets(detail::count(experts_ + 1)),
+        row_of_slot(detail::count(tokens_ * top_k_)),
+        slot_of_row(row_of_slot.size()) {}
   template <template <class> class From>
   explicit MoeDispatch(const MoeDispatch<From>& from)
-      : tokens(from.tokens), hidden(from.hidden), experts(from.experts), top_k(from.top_k), x(from.x),
-        x_perm(from.x_perm), out(from.out), expert_offsets(from.expert_offsets), row_of_slot(from.row_of_slot),
+      : tokens(from.tokens),
+        hidden(from.hidden),
+        experts(from.experts),
+        top_k(from.top_k),
+        x(from.x),
+        x_perm(from.x_perm),
+        out(from.out),
+        expert_offsets(from.expert_offsets),
+        row_of_slot(from.row_of_slot),
         slot_of_row(from.slot_of_row) {}
 
   MoePermuteParams permute(const int32_t* topk_idx) {  // the gate's choices, same storage
-    return {.topk_idx = topk_idx, .x = x.data(), .x_perm = x_perm.data(), .expert_offsets = expert_offsets.data(),
-            .row_of_slot = row_of_slot.data(), .slot_of_row = slot_of_row.data(), .tokens = tokens,
-            .hidden = hidden, .experts = experts, .top_k = top_k};
+    return {.topk_idx = topk_idx,
+            .x = x.data(),
+            .x_perm = x_perm.data(),
+            .expert_offsets = expert_offsets.data(),
+            .row_of_slot = row_of_slot.data(),
+            .slot_of_row = slot_of_row.data(),
+            .tokens = tokens,
+            .hidden = hidden,
+            .experts = experts,
+            .top_k = top_k};
   }
   MoeCombineParams combine(const float* topk_weight) {  // x_perm's rows -> out
-    return {.y_perm = x_perm.data(), .row_of_slot = row_of_slot.data(), .topk_weight = topk_weight,
-            .out = out.data(), .tokens = tokens, .hidden = hidden, .top_k = top_k};
+    return {.y_perm = x_perm.data(),
+            .row_of_slot = row_of_slot.data(),
+            .topk_weight = topk_weight,
+            .out = out.data(),
+            .tokens = tokens,
+            .hidden = hidden,
+            .top_k = top_k};
   }
 };
 
@@ -145,16 +225,25 @@ struct MlaDecode {
   Array<float> lse, workspace;
 
   explicit MlaDecode(const MlaDecodeParams& c, bool fp8_cache = false)
-      : config(c), q(detail::count(c.batch * c.heads * kMlaHeadDim)),
+      : config(c),
+        q(detail::count(c.batch * c.heads * kMlaHeadDim)),
         kv_cache(detail::count(fp8_cache ? 0 : c.num_blocks * kMlaBlockTokens * kMlaHeadDim)),
         kv_cache_fp8(detail::count(fp8_cache ? c.num_blocks * kMlaBlockTokens * kMlaFp8RowBytes : 0)),
-        block_table(detail::count(c.batch * c.max_blocks_per_seq)), seq_lens(detail::count(c.batch)),
-        out(detail::count(c.batch * c.heads * kMlaLatentDim)), lse(detail::count(c.batch * c.heads)),
+        block_table(detail::count(c.batch * c.max_blocks_per_seq)),
+        seq_lens(detail::count(c.batch)),
+        out(detail::count(c.batch * c.heads * kMlaLatentDim)),
+        lse(detail::count(c.batch * c.heads)),
         workspace(detail::count(mla_workspace_floats(c))) {}
   template <template <class> class From>
   explicit MlaDecode(const MlaDecode<From>& from)
-      : config(from.config), q(from.q), kv_cache(from.kv_cache), kv_cache_fp8(from.kv_cache_fp8),
-        block_table(from.block_table), seq_lens(from.seq_lens), out(from.out), lse(from.lse),
+      : config(from.config),
+        q(from.q),
+        kv_cache(from.kv_cache),
+        kv_cache_fp8(from.kv_cache_fp8),
+        block_table(from.block_table),
+        seq_lens(from.seq_lens),
+        out(from.out),
+        lse(from.lse),
         workspace(from.workspace) {}
 
   MlaDecodeParams params() {

@@ -16,40 +16,40 @@ inline constexpr int64_t mhc_coeff_columns(int64_t n) { return n * n + 2 * n; }
 // (a) H~ = x phi, r = ||x||_2 / sqrt(nC), H = alpha H~ / r + b (Eq. 14-16), then
 // H_pre = sigmoid, H_post = 2 sigmoid; the H_res part is left as logits for Sinkhorn.
 struct MhcCoeffParams {
-  const bf16_bits* __restrict__ x = nullptr;    // [tokens][n*C], row stride x_token_stride
-  const float* __restrict__ phi = nullptr;      // [n*C][n*n+2n] row-major
-  const float* __restrict__ bias = nullptr;     // [n*n+2n], same column order
-  float* __restrict__ h_pre = nullptr;          // [tokens][n]
-  float* __restrict__ h_post = nullptr;         // [tokens][n]
-  float* __restrict__ res_logits = nullptr;     // [tokens][n*n]
+  const bf16_bits* __restrict__ x = nullptr;                       // [tokens][n*C], row stride x_token_stride
+  const float* __restrict__ phi = nullptr;                         // [n*C][n*n+2n] row-major
+  const float* __restrict__ bias = nullptr;                        // [n*n+2n], same column order
+  float* __restrict__ h_pre = nullptr;                             // [tokens][n]
+  float* __restrict__ h_post = nullptr;                            // [tokens][n]
+  float* __restrict__ res_logits = nullptr;                        // [tokens][n*n]
   float alpha_pre = 0.01f, alpha_post = 0.01f, alpha_res = 0.01f;  // gates, paper init 0.01
-  float rms_eps = 1e-6f;                        // added to mean(x^2) before the square root
+  float rms_eps = 1e-6f;                                           // added to mean(x^2) before the square root
   int64_t tokens = 0;
   int64_t n = 0;
-  int64_t channels = 0;                         // C
-  int64_t x_token_stride = 0;                   // elements between tokens (>= n*C)
+  int64_t channels = 0;        // C
+  int64_t x_token_stride = 0;  // elements between tokens (>= n*C)
   Stream stream = nullptr;
 };
 
 // (b) Sinkhorn-Knopp on exp(logits): t_max iterations, each a column then a row normalisation.
 // Backward is exact through all iterations and recomputes the forward from the logits.
 struct SinkhornParams {
-  const float* __restrict__ logits = nullptr;       // [tokens][n*n]
-  float* __restrict__ h_res = nullptr;              // forward output [tokens][n*n]
-  const float* __restrict__ grad_h_res = nullptr;   // backward input [tokens][n*n]
-  float* __restrict__ grad_logits = nullptr;        // backward output [tokens][n*n]
+  const float* __restrict__ logits = nullptr;      // [tokens][n*n]
+  float* __restrict__ h_res = nullptr;             // forward output [tokens][n*n]
+  const float* __restrict__ grad_h_res = nullptr;  // backward input [tokens][n*n]
+  float* __restrict__ grad_logits = nullptr;       // backward output [tokens][n*n]
   int64_t tokens = 0;
   int64_t n = 0;
-  int iterations = 20;                              // t_max, paper 4.3.1
+  int iterations = 20;  // t_max, paper 4.3.1
   Stream stream = nullptr;
 };
-inline constexpr int kSinkhornMaxIterations = 64;   // bound of the GPU backward's saved sums
+inline constexpr int kSinkhornMaxIterations = 64;  // bound of the GPU backward's saved sums
 
 // (c) Apply H_pre: u = sum_j H_pre[j] x_j (the input of the layer function F).
 struct MhcPreParams {
-  const bf16_bits* __restrict__ x = nullptr;    // [tokens][n][C]
-  const float* __restrict__ h_pre = nullptr;    // [tokens][n]
-  bf16_bits* __restrict__ out = nullptr;        // [tokens][C]
+  const bf16_bits* __restrict__ x = nullptr;  // [tokens][n][C]
+  const float* __restrict__ h_pre = nullptr;  // [tokens][n]
+  bf16_bits* __restrict__ out = nullptr;      // [tokens][C]
   int64_t tokens = 0, n = 0, channels = 0;
   int64_t x_token_stride = 0, out_token_stride = 0;
   Stream stream = nullptr;

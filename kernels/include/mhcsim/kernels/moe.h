@@ -14,13 +14,13 @@ namespace mhcsim::kernels {
 // the topk_group best groups; top_k experts by choice among them; weight = s / sum(s) * scale.
 // Ties go to the lower index.
 struct MoeGateParams {
-  const float* __restrict__ logits = nullptr;   // [tokens][experts]
-  const float* __restrict__ bias = nullptr;     // [experts], selection only
-  int32_t* __restrict__ topk_idx = nullptr;     // [tokens][top_k], descending choice score
-  float* __restrict__ topk_weight = nullptr;    // [tokens][top_k]
+  const float* __restrict__ logits = nullptr;  // [tokens][experts]
+  const float* __restrict__ bias = nullptr;    // [experts], selection only
+  int32_t* __restrict__ topk_idx = nullptr;    // [tokens][top_k], descending choice score
+  float* __restrict__ topk_weight = nullptr;   // [tokens][top_k]
   int64_t tokens = 0;
   int64_t experts = 0, groups = 1, topk_group = 1, top_k = 1;
-  float route_scale = 1.0f;                     // DeepSeek-V3 routed_scaling_factor 2.5
+  float route_scale = 1.0f;  // DeepSeek-V3 routed_scaling_factor 2.5
   Stream stream = nullptr;
 };
 inline constexpr int64_t kMoeMaxExperts = 512;  // GPU gate keeps experts/32 per lane
@@ -28,19 +28,19 @@ inline constexpr int64_t kMoeMaxExperts = 512;  // GPU gate keeps experts/32 per
 // Dispatch layout: rows sorted by expert, then by (token, slot); row_of_slot[t*k+s] is the row
 // of token t's s-th choice, expert_offsets[e]..[e+1] the rows of expert e.
 struct MoePermuteParams {
-  const int32_t* __restrict__ topk_idx = nullptr;   // [tokens][top_k]
-  const bf16_bits* __restrict__ x = nullptr;        // [tokens][hidden]
-  bf16_bits* __restrict__ x_perm = nullptr;         // [tokens*top_k][hidden]
-  int32_t* __restrict__ expert_offsets = nullptr;   // [experts+1]
-  int32_t* __restrict__ row_of_slot = nullptr;      // [tokens*top_k]
-  int32_t* __restrict__ slot_of_row = nullptr;      // [tokens*top_k], inverse of row_of_slot
+  const int32_t* __restrict__ topk_idx = nullptr;  // [tokens][top_k]
+  const bf16_bits* __restrict__ x = nullptr;       // [tokens][hidden]
+  bf16_bits* __restrict__ x_perm = nullptr;        // [tokens*top_k][hidden]
+  int32_t* __restrict__ expert_offsets = nullptr;  // [experts+1]
+  int32_t* __restrict__ row_of_slot = nullptr;     // [tokens*top_k]
+  int32_t* __restrict__ slot_of_row = nullptr;     // [tokens*top_k], inverse of row_of_slot
   int64_t tokens = 0, hidden = 0, experts = 0, top_k = 1;
   Stream stream = nullptr;
 };
 
 // out[t] = sum_s weight[t][s] * y_perm[row_of_slot[t*k+s]] (fp32 accumulation, bf16 out).
 struct MoeCombineParams {
-  const bf16_bits* __restrict__ y_perm = nullptr;   // [tokens*top_k][hidden]
+  const bf16_bits* __restrict__ y_perm = nullptr;  // [tokens*top_k][hidden]
   const int32_t* __restrict__ row_of_slot = nullptr;
   const float* __restrict__ topk_weight = nullptr;  // [tokens][top_k]
   bf16_bits* __restrict__ out = nullptr;            // [tokens][hidden]

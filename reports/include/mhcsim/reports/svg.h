@@ -12,14 +12,14 @@
 namespace mhcsim::reports {
 
 struct Axis {
-  std::string label;    // "context length"
-  std::string unit;     // "tokens", "GiB", "ms", "%"
-  bool log2 = false;    // log scale with ticks at powers of two (sizes, lengths, counts)
-  double scale = 1.0;   // shown value = data value * scale (e.g. 1/kGiB for bytes -> GiB)
+  std::string label;   // "context length"
+  std::string unit;    // "tokens", "GiB", "ms", "%"
+  bool log2 = false;   // log scale with ticks at powers of two (sizes, lengths, counts)
+  double scale = 1.0;  // shown value = data value * scale (e.g. 1/kGiB for bytes -> GiB)
 };
 
 struct Series {
-  std::string name;     // legend entry
+  std::string name;  // legend entry
   std::vector<double> x;
   std::vector<double> y;
   bool dashed = false;  // e.g. an analytic curve next to simulated points
@@ -41,24 +41,24 @@ struct StackedBarChart {
   std::vector<std::string> parts;  // legend, bottom to top
   std::vector<std::string> categories;
   std::vector<std::vector<double>> values;  // [category][part], data units
-  double limit = 0;                // optional reference line (e.g. HBM capacity); 0 = none
+  double limit = 0;                         // optional reference line (e.g. HBM capacity); 0 = none
   std::string limit_label;
 };
 
 // Gantt chart: one row per rank, one coloured box per op, coloured by kind (legend).
 struct TimelineOp {
   int32_t row = 0;
-  int32_t kind = 0;     // index into TimelineChart::kinds
-  double start = 0;     // data units of the time axis
+  int32_t kind = 0;  // index into TimelineChart::kinds
+  double start = 0;  // data units of the time axis
   double end = 0;
 };
 
 struct TimelineChart {
   std::string title;
-  Axis time;                        // e.g. {"time", "ms", false, 1e3} for seconds -> ms
-  std::string row_label;            // "pipeline rank"
-  std::vector<std::string> rows;    // row names, top to bottom
-  std::vector<std::string> kinds;   // legend: "forward", "backward", ...
+  Axis time;                       // e.g. {"time", "ms", false, 1e3} for seconds -> ms
+  std::string row_label;           // "pipeline rank"
+  std::vector<std::string> rows;   // row names, top to bottom
+  std::vector<std::string> kinds;  // legend: "forward", "backward", ...
   std::vector<TimelineOp> ops;
 };
 

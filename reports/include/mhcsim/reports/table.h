@@ -12,9 +12,9 @@
 namespace mhcsim::reports {
 
 struct Column {
-  std::string key;   // JSON / CSV key, unit included: "step_time_s", "hbm_bytes"
-  std::string header;  // text header, unit in parentheses: "step (ms)"
-  int precision = 3;   // digits after the point for doubles in the text table
+  std::string key;          // JSON / CSV key, unit included: "step_time_s", "hbm_bytes"
+  std::string header;       // text header, unit in parentheses: "step (ms)"
+  int precision = 3;        // digits after the point for doubles in the text table
   double text_scale = 1.0;  // text shows value * text_scale (e.g. 1e3 for s -> ms)
 };
 
@@ -37,7 +37,7 @@ class Table {
   // header=false: rows only, for a table printed in blocks (each block aligns its own columns).
   void print_text(std::ostream& out, bool header = true) const;
   void print_csv(std::ostream& out, bool header = true) const;  // header=false: rows only (blocks)
-  nlohmann::json to_json() const;  // array of objects keyed by Column::key, raw units
+  nlohmann::json to_json() const;                               // array of objects keyed by Column::key, raw units
 
  private:
   std::string title_;
@@ -47,16 +47,15 @@ class Table {
 
 // Key/value summary ("what-if" answers): one row per quantity with its unit.
 struct Quantity {
-  std::string key;     // JSON key with unit: "kv_bytes_per_token"
-  std::string label;   // people's label: "KV cache per token"
+  std::string key;    // JSON key with unit: "kv_bytes_per_token"
+  std::string label;  // people's label: "KV cache per token"
   Cell value;
-  std::string unit;    // printed unit after scaling: "GiB", "ms", "B"
+  std::string unit;  // printed unit after scaling: "GiB", "ms", "B"
   double text_scale = 1.0;
   int precision = 3;
 };
 
-void print_quantities(std::ostream& out, const std::string& title,
-                      const std::vector<Quantity>& quantities);
+void print_quantities(std::ostream& out, const std::string& title, const std::vector<Quantity>& quantities);
 nlohmann::json quantities_to_json(const std::vector<Quantity>& quantities);
 
 }  // namespace mhcsim::reports

@@ -13,7 +13,7 @@
 namespace mhcsim::scenarios {
 
 struct CatalogEntry {
-  std::string key;    // "H800": what scenarios write in hardware.gpu (any case)
+  std::string key;  // "H800": what scenarios write in hardware.gpu (any case)
   GpuSpec gpu;
   HardwareSpec node;  // default node: this GPU, gpus_per_node, NVLink domain, NICs, latencies, price
 };

@@ -26,8 +26,7 @@ std::string key_value_problem(const std::string& key, const std::string& value);
 std::string read_scenario_file(const std::filesystem::path& path);
 
 // Reads, applies overrides, validates. Throws InputError `file:line: key: reason`.
-Scenario load_scenario(const std::filesystem::path& path,
-                       const std::vector<Override>& overrides = {});
+Scenario load_scenario(const std::filesystem::path& path, const std::vector<Override>& overrides = {});
 Scenario load_scenario_from_string(const std::string& toml_text, const std::string& file_name,
                                    const std::vector<Override>& overrides = {});
 

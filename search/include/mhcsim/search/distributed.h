@@ -12,8 +12,8 @@
 
 namespace mhcsim::search {
 
-using sweep::Ranks;      // sweep/mpi.h: which rank this process is
 using sweep::mpi_ranks;
+using sweep::Ranks;  // sweep/mpi.h: which rank this process is
 
 // The partial as JSON and back (doubles round-trip exactly), for the gather.
 nlohmann::json to_json(const Partial& p);

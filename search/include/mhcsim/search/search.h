@@ -27,12 +27,12 @@ std::string_view objective_name(Objective o);
 
 // A priced point.
 struct Priced {
-  int64_t index = 0;              // position in the walk's order of dividing points
+  int64_t index = 0;  // position in the walk's order of dividing points
   Candidate candidate;
   double step_time_s = 0;
   double tokens_per_s = 0;
   double memory_per_gpu_bytes = 0;
-  double headroom_bytes = 0;      // HBM - memory per GPU
+  double headroom_bytes = 0;  // HBM - memory per GPU
   double mfu = 0;
   double gpu_seconds_per_token = 0;  // GPUs / tokens per second: the cost per token at any price
   double gpu_hours_for_budget = 0;   // workload.token_budget at this throughput (0: no budget)
@@ -54,17 +54,17 @@ struct SearchOptions {
   double max_cost_usd = 0;
   Objective objective = Objective::TokensPerSecond;
   int64_t top = 10;
-  int threads = 0;                // 0: every core
+  int threads = 0;  // 0: every core
   // Called from the calling thread about every 100 ms, and once at the end (dividing points).
   std::function<void(int64_t done, int64_t total)> progress;
 };
 
 // What one worker (or the merge of several) found.
 struct Partial {
-  PruneCounts pruned;             // every reason (the walk's are counted by every worker: see run_partial)
-  int64_t dividing_points = 0;    // points that passed the walk (priced or cut for memory/headroom)
+  PruneCounts pruned;           // every reason (the walk's are counted by every worker: see run_partial)
+  int64_t dividing_points = 0;  // points that passed the walk (priced or cut for memory/headroom)
   int64_t priced_points = 0;
-  std::vector<Priced> top;        // best first, at most SearchOptions::top
+  std::vector<Priced> top;           // best first, at most SearchOptions::top
   std::vector<Priced> memory_front;  // throughput vs memory per GPU, by memory
   std::vector<Priced> gpu_front;     // throughput vs GPUs, by GPUs
 };

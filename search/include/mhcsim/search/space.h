@@ -75,13 +75,13 @@ struct Candidate {
 
 // The values each axis takes. Empty lists are filled by default_axes.
 struct Axes {
-  std::vector<int64_t> gpus;              // job sizes
-  std::vector<Schedule> schedules;        // interleaved expands over virtual_stages
-  std::vector<int64_t> virtual_stages;    // for the interleaved schedule (>= 2)
+  std::vector<int64_t> gpus;            // job sizes
+  std::vector<Schedule> schedules;      // interleaved expands over virtual_stages
+  std::vector<int64_t> virtual_stages;  // for the interleaved schedule (>= 2)
   std::vector<int64_t> micro_batch_seqs;
   std::vector<ActivationRecompute> recompute;
   std::vector<int64_t> zero_stages;
-  std::vector<int64_t> mhc_blocks;        // kMhcRecomputeOff, kMhcRecomputeOptimal, or L_r > 0
+  std::vector<int64_t> mhc_blocks;  // kMhcRecomputeOff, kMhcRecomputeOptimal, or L_r > 0
 };
 // Every schedule; virtual stages 2..8; micro-batches of 1, 2, 4 and 8 sequences; every
 // recompute mode and ZeRO stage; for an mHC model, recompute off, optimal, and blocks of 1, 2,

@@ -16,9 +16,9 @@ namespace mhcsim::serving {
 bool meets_slos(const ServingResult& r, double slo_ttft_s, double slo_tpot_s);
 
 struct MaxRate {
-  double rate_per_s = 0;               // highest rate found that meets the SLOs (0 = none)
-  ServingResult at_rate;               // the run at that rate
-  std::vector<ServingResult> probes;   // every run, in the order made
+  double rate_per_s = 0;              // highest rate found that meets the SLOs (0 = none)
+  ServingResult at_rate;              // the run at that rate
+  std::vector<ServingResult> probes;  // every run, in the order made
 };
 // Doubles the rate from `start_rate_per_s` until a run misses the SLOs (or halves it until one
 // meets them), then bisects until the bracket is within `relative_tolerance`. `run` simulates
@@ -44,9 +44,9 @@ struct PoolCapacity {
   int64_t gpus = 0;
 };
 struct CapacityAnswer {
-  double target_tokens_per_s = 0;      // the scenario's workload.target_tokens_per_second
-  double simulated_tokens_per_s = 0;   // what the simulated pools served at the max rate
-  double scale = 0;                    // target / simulated: copies of the simulated pools
+  double target_tokens_per_s = 0;     // the scenario's workload.target_tokens_per_second
+  double simulated_tokens_per_s = 0;  // what the simulated pools served at the max rate
+  double scale = 0;                   // target / simulated: copies of the simulated pools
   std::vector<PoolCapacity> pools;
   int64_t gpus = 0;
   int64_t nodes = 0;

@@ -29,12 +29,12 @@ struct ServingConfig {
   RouterKind router = RouterKind::LeastLoaded;
   SchedulerConfig scheduler;
   SchedulerConfig prefill_scheduler;  // the prefill pool's (disaggregated only)
-  double prefix_hit_ratio = 0;   // share of each prompt served from the prefix cache: it takes
-                                 // KV blocks and is attended, but is not computed
-  double slo_ttft_s = 0;         // goodput: time to first token at most this (0 = no SLO)
-  double slo_tpot_s = 0;         // and time per output token at most this (0 = no SLO)
-  std::ostream* trace = nullptr; // Chrome trace of iterations (one pid per replica)
-  int64_t trace_replicas = 16;   // replicas traced (the first ones of each pool)
+  double prefix_hit_ratio = 0;        // share of each prompt served from the prefix cache: it takes
+                                      // KV blocks and is attended, but is not computed
+  double slo_ttft_s = 0;              // goodput: time to first token at most this (0 = no SLO)
+  double slo_tpot_s = 0;              // and time per output token at most this (0 = no SLO)
+  std::ostream* trace = nullptr;      // Chrome trace of iterations (one pid per replica)
+  int64_t trace_replicas = 16;        // replicas traced (the first ones of each pool)
 };
 
 }  // namespace mhcsim::serving

@@ -52,8 +52,7 @@ struct LengthDistribution {
 // so a seed gives the same requests on every platform), `count` requests.
 class PoissonSource final : public RequestSource {
  public:
-  PoissonSource(double rate_per_s, int64_t count, LengthDistribution input, LengthDistribution output,
-                uint64_t seed);
+  PoissonSource(double rate_per_s, int64_t count, LengthDistribution input, LengthDistribution output, uint64_t seed);
   std::optional<Request> next() override;
   std::string describe() const override;
   int64_t max_request_tokens() const override;

@@ -17,17 +17,17 @@ struct KvSample {
 };
 
 struct ServingResult {
-  double rate_per_s = 0;           // the source's arrival rate, or the measured one (files)
-  double arrival_rate_per_s = 0;   // measured: requests / last arrival time
-  int64_t requests = 0;            // completed (= all: the simulation drains)
+  double rate_per_s = 0;          // the source's arrival rate, or the measured one (files)
+  double arrival_rate_per_s = 0;  // measured: requests / last arrival time
+  int64_t requests = 0;           // completed (= all: the simulation drains)
   int64_t iterations = 0;
-  int64_t preemptions = 0;         // recompute preemptions when KV blocks ran out
-  double duration_s = 0;           // first arrival (time 0) to the last completion
-  Percentiles ttft, tpot, e2e;     // TPOT: a request's (E2E - TTFT) / (output tokens - 1)
-  double input_tokens = 0;         // prompts, prefix-cache hits included
+  int64_t preemptions = 0;      // recompute preemptions when KV blocks ran out
+  double duration_s = 0;        // first arrival (time 0) to the last completion
+  Percentiles ttft, tpot, e2e;  // TPOT: a request's (E2E - TTFT) / (output tokens - 1)
+  double input_tokens = 0;      // prompts, prefix-cache hits included
   double prefix_hit_tokens = 0;
   double output_tokens = 0;
-  int64_t gpus = 0;                // every replica of every pool
+  int64_t gpus = 0;  // every replica of every pool
   int gpus_per_node = 8;
   double input_tokens_per_s_per_gpu = 0;
   double output_tokens_per_s_per_gpu = 0;
@@ -38,11 +38,11 @@ struct ServingResult {
   double kv_utilisation_mean = 0;  // time-weighted over the run
   double kv_utilisation_max = 0;
   std::vector<KvSample> kv_utilisation_series;  // at most kKvSeriesPoints, evenly thinned
-  double mean_requests_in_system = 0;  // time-weighted (Little's L)
-  int64_t max_requests_in_flight = 0;  // what the simulator held at once
-  double cost_usd = 0;                 // GPUs x duration x hardware.price_per_gpu_hour
-  double cost_per_million_input_usd = 0;   // the GPU time spent on prefill per 1M input tokens
-  double cost_per_million_output_usd = 0;  // on decode per 1M output tokens (0 = not priced)
+  double mean_requests_in_system = 0;           // time-weighted (Little's L)
+  int64_t max_requests_in_flight = 0;           // what the simulator held at once
+  double cost_usd = 0;                          // GPUs x duration x hardware.price_per_gpu_hour
+  double cost_per_million_input_usd = 0;        // the GPU time spent on prefill per 1M input tokens
+  double cost_per_million_output_usd = 0;       // on decode per 1M output tokens (0 = not priced)
 };
 inline constexpr size_t kKvSeriesPoints = 256;
 
@@ -50,7 +50,7 @@ struct StatField {
   const char* key;     // JSON key, unit in the name
   const char* header;  // table header, unit in parentheses
   int precision;
-  double text_scale;   // the table shows value x scale
+  double text_scale;  // the table shows value x scale
   double (*get)(const ServingResult&);
 };
 // The scalar fields, in table order.

@@ -24,15 +24,13 @@ struct RankStats {
   int64_t peak_activation_chunks = 0;  // chunk x micro-batch activations alive at once
   double peak_activation_bytes = 0;
 
-  StepTerms terms() const {
-    return {compute_busy_seconds, exposed_comm_seconds, grad_sync_seconds, bubble_seconds};
-  }
+  StepTerms terms() const { return {compute_busy_seconds, exposed_comm_seconds, grad_sync_seconds, bubble_seconds}; }
 };
 
 struct StepStats {
   double step_seconds = 0;
-  int32_t pacing_rank = 0;          // the rank with the least bubble (step_terms.h)
-  double bubble_seconds = 0;        // the pipeline's bubble: the pacing rank's
+  int32_t pacing_rank = 0;    // the rank with the least bubble (step_terms.h)
+  double bubble_seconds = 0;  // the pipeline's bubble: the pacing rank's
   // The largest time a rank runs no compute (its bubble + exposed communication + gradient
   // sync). Not the step_terms.h bubble: it is what traces/ measures as "max bubble" on a
   // timeline today (timeline_metrics.cpp: step - compute busy), kept equal to it until the

@@ -23,24 +23,26 @@ enum class StreamKind : uint8_t {
 };
 inline constexpr int32_t kStreamsPerRank = 5;
 std::string_view to_string(StreamKind k);
-inline bool is_compute(StreamKind k) {
-  return k == StreamKind::Compute || k == StreamKind::HighPriority;
-}
+inline bool is_compute(StreamKind k) { return k == StreamKind::Compute || k == StreamKind::HighPriority; }
 
 // What an op is, for the trace and the metrics.
 enum class UnitKind : uint8_t {
-  Forward, Backward, BackwardInput, Weight, Transfer,
+  Forward,
+  Backward,
+  BackwardInput,
+  Weight,
+  Transfer,
   Sync,      // zero-length commit (launch / wait) op
   GradSync,  // the rank's exposed DP gradient sync after its last op
 };
 enum class Piece : uint8_t {
-  Whole,          // the unit in one piece (no all-to-all to overlap)
-  Attention,      // attention (forward, or its gradient in a backward unit)
-  Dispatch,       // dispatch all-to-all (forward) / dispatch gradient (backward)
+  Whole,      // the unit in one piece (no all-to-all to overlap)
+  Attention,  // attention (forward, or its gradient in a backward unit)
+  Dispatch,   // dispatch all-to-all (forward) / dispatch gradient (backward)
   Mlp,
-  Combine,        // combine all-to-all (forward) / combine gradient (backward)
-  MhcPost,        // mHC F_post,res on the high-priority stream
-  Send,           // stage-boundary transfer
+  Combine,  // combine all-to-all (forward) / combine gradient (backward)
+  MhcPost,  // mHC F_post,res on the high-priority stream
+  Send,     // stage-boundary transfer
 };
 std::string_view to_string(UnitKind k);
 std::string_view to_string(Piece p);
@@ -51,7 +53,7 @@ struct OpLabel {
   bool serialised = false;  // the part of an all-to-all that parallel.overlap does not hide,
                             // run on the compute stream (which waits for it)
   int32_t mb = 0;
-  int32_t hop = 0;          // = the pipeline stage (chunk) the unit runs, 0 = first layers
+  int32_t hop = 0;  // = the pipeline stage (chunk) the unit runs, 0 = first layers
 };
 
 // What the metrics count as communication wherever it runs: the all-to-all pieces (also their
@@ -90,9 +92,7 @@ struct OpGraph {
 
   int32_t op_count() const { return static_cast<int32_t>(stream.size()); }
   int32_t rank_of_stream(int32_t s) const { return s / kStreamsPerRank; }
-  StreamKind kind_of_stream(int32_t s) const {
-    return static_cast<StreamKind>(s % kStreamsPerRank);
-  }
+  StreamKind kind_of_stream(int32_t s) const { return static_cast<StreamKind>(s % kStreamsPerRank); }
 };
 
 OpGraph build_op_graph(const Program& program, const StagePrices& prices);

@@ -24,20 +24,14 @@ struct PhasePrices {
   double attn_backward_weight_seconds = 0;
   double mlp_backward_input_seconds = 0;
   double mlp_backward_weight_seconds = 0;
-  double pp_send_seconds = 0;           // stage-boundary transfer over one link
+  double pp_send_seconds = 0;  // stage-boundary transfer over one link
   double pp_send_bytes = 0;
-  double activation_bytes = 0;          // kept per chunk and micro-batch until its backward
+  double activation_bytes = 0;  // kept per chunk and micro-batch until its backward
 
   bool has_a2a() const { return dispatch_seconds > 0 || combine_seconds > 0; }
-  double forward_seconds() const {
-    return attn_forward_seconds + mlp_forward_seconds + mhc_post_forward_seconds;
-  }
-  double backward_weight_seconds() const {
-    return attn_backward_weight_seconds + mlp_backward_weight_seconds;
-  }
-  double backward_input_seconds() const {
-    return attn_backward_input_seconds + mlp_backward_input_seconds;
-  }
+  double forward_seconds() const { return attn_forward_seconds + mlp_forward_seconds + mhc_post_forward_seconds; }
+  double backward_weight_seconds() const { return attn_backward_weight_seconds + mlp_backward_weight_seconds; }
+  double backward_input_seconds() const { return attn_backward_input_seconds + mlp_backward_input_seconds; }
 };
 
 // What every stage of the pipeline costs. A micro-batch's hop h runs stage h in every
@@ -51,17 +45,14 @@ struct StagePrices {
   // each rank runs after its last op: cost::StepEstimate::dp_sync_seconds.
   double grad_sync_seconds = 0;
 
-  const PhasePrices& of_stage(int32_t stage, int32_t stages) const {
-    return stage == stages - 1 ? last_chunk : chunk;
-  }
+  const PhasePrices& of_stage(int32_t stage, int32_t stages) const { return stage == stages - 1 ? last_chunk : chunk; }
 };
 
 // One price for every stage, no gradient sync (the idealised pipeline of the formulas).
 StagePrices uniform_stages(const PhasePrices& chunk);
 
 // Free communication, one compute piece per phase: F, input-gradient B and W (full B = B + W).
-PhasePrices uniform_prices(double forward_seconds, double backward_input_seconds,
-                           double backward_weight_seconds);
+PhasePrices uniform_prices(double forward_seconds, double backward_input_seconds, double backward_weight_seconds);
 
 // From the cost model, with `a2a_overlap` = parallel.overlap. Half of the chunk's mHC kernel
 // time is taken as the MLP sublayers' share and moved to the high-priority stream (the paper

@@ -12,9 +12,9 @@ namespace mhcsim::sim {
 
 struct ScheduleSpec {
   Schedule kind = Schedule::OneF1B;
-  int32_t ranks = 1;          // pipeline ranks (ParallelSpec::pp)
-  int32_t micro_batches = 1;  // per pipeline per step
-  int32_t virtual_stages = 1; // chunks per rank for interleaved 1F1B
+  int32_t ranks = 1;           // pipeline ranks (ParallelSpec::pp)
+  int32_t micro_batches = 1;   // per pipeline per step
+  int32_t virtual_stages = 1;  // chunks per rank for interleaved 1F1B
 };
 
 // Throws SpecError naming the parallel.* key when the schedule cannot run (DualPipe: even
@@ -46,10 +46,10 @@ void check_op_budget(const ScheduleSpec& spec, int64_t max_ops, const char* flag
 // enter at rank 0, half at the last rank); every other schedule has one.
 struct Layout {
   int32_t ranks = 1;
-  int32_t hops = 1;          // chunks along one path
+  int32_t hops = 1;  // chunks along one path
   int32_t micro_batches = 1;
-  bool dual_paths = false;   // DualPipe
-  bool v_shape = false;      // DualPipeV: hops 0..P-1 down the ranks, P..2P-1 back up
+  bool dual_paths = false;  // DualPipe
+  bool v_shape = false;     // DualPipeV: hops 0..P-1 down the ranks, P..2P-1 back up
 
   int32_t path_of(int32_t mb) const { return dual_paths && 2 * mb >= micro_batches ? 1 : 0; }
   int32_t rank_of(int32_t mb, int32_t hop) const;
@@ -57,11 +57,11 @@ struct Layout {
 Layout layout_of(const ScheduleSpec& spec);
 
 enum class SlotKind : uint8_t {
-  Forward,        // F
-  Backward,       // full B (input + weight gradients)
-  BackwardInput,  // B with its weight gradient deferred to a later W slot (zero bubble)
-  Weight,         // W of an earlier BackwardInput slot
-  ForwardBackward // F of (mb, hop) overlapped with the full B of (mb2, hop2)
+  Forward,         // F
+  Backward,        // full B (input + weight gradients)
+  BackwardInput,   // B with its weight gradient deferred to a later W slot (zero bubble)
+  Weight,          // W of an earlier BackwardInput slot
+  ForwardBackward  // F of (mb, hop) overlapped with the full B of (mb2, hop2)
 };
 
 struct Slot {
@@ -82,7 +82,7 @@ enum class Data : uint8_t { Activation, Gradient };
 struct Action {
   ActionKind kind = ActionKind::Compute;
   Data data = Data::Activation;
-  int32_t mb = 0;   // PostSend: the producer's unit; PostRecv: the consumer's unit
+  int32_t mb = 0;  // PostSend: the producer's unit; PostRecv: the consumer's unit
   int32_t hop = 0;
   int32_t slot = -1;  // Compute: index into Program::slots
 };
@@ -103,10 +103,9 @@ struct Program {
 Program generate_program(const ScheduleSpec& spec);  // validates first
 
 // The generators, one per schedule family; each appends rank r's slots.
-void append_one_f_one_b(const ScheduleSpec& spec, int32_t rank, bool zero_bubble,
-                        std::vector<Slot>& out);
+void append_one_f_one_b(const ScheduleSpec& spec, int32_t rank, bool zero_bubble, std::vector<Slot>& out);
 void append_interleaved(const ScheduleSpec& spec, int32_t rank, std::vector<Slot>& out);
-void append_dual_pipe(const ScheduleSpec& spec, const Layout& layout, int32_t rank,
-                      std::vector<Slot>& slots, std::vector<Action>& actions);
+void append_dual_pipe(const ScheduleSpec& spec, const Layout& layout, int32_t rank, std::vector<Slot>& slots,
+                      std::vector<Action>& actions);
 
 }  // namespace mhcsim::sim

@@ -22,9 +22,7 @@ struct StepTerms {
   double grad_sync_seconds = 0;
   double bubble_seconds = 0;
 
-  double step_seconds() const {
-    return compute_seconds + exposed_comm_seconds + grad_sync_seconds + bubble_seconds;
-  }
+  double step_seconds() const { return compute_seconds + exposed_comm_seconds + grad_sync_seconds + bubble_seconds; }
   double bubble_fraction() const { return step_seconds() > 0 ? bubble_seconds / step_seconds() : 0; }
   // The bubble's share of the pipeline's part of the step (without the gradient sync after
   // it): what cost::pipeline_bubble_fraction gives, bubble / (bubble + busy).

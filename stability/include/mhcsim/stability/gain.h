@@ -31,7 +31,7 @@ struct GainCurve {
   std::vector<double> backward;  // [l-1]: max_j sum_i |P_l[i][j]|
   double max_forward = 0;        // maximum of the curve
   double max_backward = 0;
-  double spectral_norm = 0;      // largest singular value of P_L (Eigen's JacobiSVD)
+  double spectral_norm = 0;  // largest singular value of P_L (Eigen's JacobiSVD)
 
   double peak() const { return max_forward > max_backward ? max_forward : max_backward; }
 };

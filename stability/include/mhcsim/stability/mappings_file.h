@@ -14,7 +14,7 @@
 
 namespace mhcsim::stability {
 
-inline constexpr int64_t kMaxMappingsN = 64;          // expansion rates in the papers: 2-8
+inline constexpr int64_t kMaxMappingsN = 64;  // expansion rates in the papers: 2-8
 inline constexpr int64_t kMaxMappingsLayers = 100000;
 // Read through core's InputFile: regular files only, at most this size (2M fp64 elements).
 inline constexpr uint64_t kMaxMappingsFileBytes = kMaxJsonDocumentBytes;

@@ -45,10 +45,10 @@ Distribution distribution(std::vector<double>& values);
 
 struct VariantGain {
   Variant variant;
-  Distribution peak;           // each sample's max over depth of max(forward, backward)
-  Distribution max_forward;    // each sample's max over depth of the forward gain
+  Distribution peak;         // each sample's max over depth of max(forward, backward)
+  Distribution max_forward;  // each sample's max over depth of the forward gain
   Distribution max_backward;
-  Distribution spectral_norm;  // of each sample's full composite P_L
+  Distribution spectral_norm;          // of each sample's full composite P_L
   std::vector<Distribution> forward;   // [l-1], over samples
   std::vector<Distribution> backward;  // [l-1]
 };
@@ -59,8 +59,8 @@ std::vector<Variant> standard_variants(const std::vector<int>& sinkhorn_iters);
 // Bounds of one study, so that no flag combination runs without end: the per-depth values of
 // every variant are kept (4 bytes each, forward and backward), and the arithmetic is estimated
 // in element operations (the products' n^3 and each Sinkhorn step's 2 n^2 per mapping).
-inline constexpr int64_t kMaxCurveValues = int64_t{1} << 24;      // samples x depth x variants
-inline constexpr double kMaxElementOperations = 2e11;             // ~1 min on one core
+inline constexpr int64_t kMaxCurveValues = int64_t{1} << 24;  // samples x depth x variants
+inline constexpr double kMaxElementOperations = 2e11;         // ~1 min on one core
 double study_element_operations(int64_t n, int64_t depth, int64_t samples, const std::vector<Variant>& variants);
 // Throws SpecError naming the flag to lower when a study is over either bound.
 void check_study_size(int64_t n, int64_t depth, int64_t samples, const std::vector<Variant>& variants);

@@ -13,17 +13,17 @@
 namespace mhcsim::sweep {
 
 struct Metric {
-  reports::Column column;          // key with unit ("step_time_s"), header, text scale
-  bool higher_is_better = false;   // ranking direction for --top
+  reports::Column column;         // key with unit ("step_time_s"), header, text scale
+  bool higher_is_better = false;  // ranking direction for --top
 };
 
 struct Evaluation {
-  std::string infeasible_reason;   // empty: feasible
-  std::vector<double> values;      // one per metric; NaN where not computed
+  std::string infeasible_reason;  // empty: feasible
+  std::vector<double> values;     // one per metric; NaN where not computed
 };
 
 struct Evaluator {
-  std::string name;                // "analytic", "simulate"
+  std::string name;  // "analytic", "simulate"
   std::vector<Metric> metrics;
   // Must be thread-safe. May throw InputError (SpecError) for an impossible spec: the sweep
   // records its message as the reason.

@@ -23,9 +23,8 @@ void write_json(const SweepResult& r, const nlohmann::json& meta, std::ostream& 
 // to call with each block in point order (stream_sweep's BlockSink) and runs the sweep. Both
 // files are written at once, the JSON's manifest (meta.csv: the CSV's bytes and FNV-1a hash)
 // at its end, then both are renamed (CSV first). Checks the prefix as require_outputs.
-void stream_outputs(const std::vector<SweepAxis>& axes, const std::vector<Metric>& metrics,
-                    const nlohmann::json& meta, const std::string& prefix, bool force,
-                    const std::function<void(const BlockSink&)>& run);
+void stream_outputs(const std::vector<SweepAxis>& axes, const std::vector<Metric>& metrics, const nlohmann::json& meta,
+                    const std::string& prefix, bool force, const std::function<void(const BlockSink&)>& run);
 
 // Throws InputError("-o", ...) for a prefix that cannot take the two files: empty, a directory
 // ("out/", which would write the hidden out/.csv), a device or FIFO (`-o /dev/null` would
@@ -33,7 +32,6 @@ void stream_outputs(const std::vector<SweepAxis>& axes, const std::vector<Metric
 void require_outputs(const std::string& prefix, bool force);
 
 // Checks as require_outputs, then writes both.
-void write_outputs(const SweepResult& r, const nlohmann::json& meta, const std::string& prefix,
-                   bool force);
+void write_outputs(const SweepResult& r, const nlohmann::json& meta, const std::string& prefix, bool force);
 
 }  // namespace mhcsim::sweep

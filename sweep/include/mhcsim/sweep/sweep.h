@@ -30,9 +30,7 @@ struct SweepResult {
   std::vector<std::string> reasons;  // [point]; empty: feasible
 
   bool feasible(int64_t p) const { return reasons[static_cast<size_t>(p)].empty(); }
-  double value(int64_t p, size_t metric) const {
-    return values[static_cast<size_t>(p) * metrics.size() + metric];
-  }
+  double value(int64_t p, size_t metric) const { return values[static_cast<size_t>(p) * metrics.size() + metric]; }
   int64_t feasible_count() const;
 };
 
@@ -57,8 +55,8 @@ void stream_sweep(scenarios::ScenarioTemplate& scenario, const Grid& grid, const
 
 // The whole result in memory (stream_sweep into one SweepResult).
 // Rethrows the first non-input error an evaluation raised (after all threads stop).
-SweepResult run_sweep(scenarios::ScenarioTemplate& scenario, const Grid& grid,
-                      const Evaluator& evaluator, const SweepOptions& options = {});
+SweepResult run_sweep(scenarios::ScenarioTemplate& scenario, const Grid& grid, const Evaluator& evaluator,
+                      const SweepOptions& options = {});
 
 // Index of the metric `by` names: its key ("step_time_s") or the key without its unit suffix
 // ("step_time"). Throws InputError("--by", "... (expected one of ...)").
@@ -87,7 +85,7 @@ class TopPoints {
 
 // Rows [begin, end) of `points` (or of all points when `points` is empty) as a Table: one
 // column per axis, then `feasible`, the metrics, and `reason`.
-reports::Table to_table(const SweepResult& r, const std::vector<int64_t>& points, int64_t begin,
-                        int64_t end, const std::string& title);
+reports::Table to_table(const SweepResult& r, const std::vector<int64_t>& points, int64_t begin, int64_t end,
+                        const std::string& title);
 
 }  // namespace mhcsim::sweep

@@ -29,9 +29,9 @@ struct TraceEvent {
 };
 
 struct ReadStats {
-  int64_t events = 0;           // entries of traceEvents
-  int64_t complete_events = 0;  // ph "X", handed to the callback
-  int64_t begin_end_pairs = 0;  // ph "B" matched by an "E", handed to the callback as one event
+  int64_t events = 0;               // entries of traceEvents
+  int64_t complete_events = 0;      // ph "X", handed to the callback
+  int64_t begin_end_pairs = 0;      // ph "B" matched by an "E", handed to the callback as one event
   int64_t unmatched_begin_end = 0;  // an "E" with no open "B", or a "B" never ended
 };
 

@@ -32,11 +32,11 @@ class RE2;
 namespace mhcsim::traces {
 
 enum class OpClass : uint8_t {
-  Mhc,           // mHC coefficient / Sinkhorn / F_post,res kernels
-  Dispatch,      // MoE all-to-all dispatch
-  Combine,       // MoE all-to-all combine
-  PpComm,        // pipeline send / recv
-  OtherComm,     // other collectives (DP all-reduce, all-gather, memcpy)
+  Mhc,        // mHC coefficient / Sinkhorn / F_post,res kernels
+  Dispatch,   // MoE all-to-all dispatch
+  Combine,    // MoE all-to-all combine
+  PpComm,     // pipeline send / recv
+  OtherComm,  // other collectives (DP all-reduce, all-gather, memcpy)
   Attention,
   Mlp,           // dense FFN and MoE expert GEMMs
   OtherCompute,  // every kernel no pattern matched
@@ -66,7 +66,7 @@ struct ClassPatterns {
   // Kernels of communication libraries (NCCL, DeepEP, NVSHMEM, their notify kernels): a kernel
   // matching it whose class is a compute class is other_comm instead.
   std::string communication;
-  std::vector<std::string> ignore_categories;   // events of these `cat`s are not kernels
+  std::vector<std::string> ignore_categories;  // events of these `cat`s are not kernels
 };
 ClassPatterns default_patterns();
 

@@ -52,18 +52,18 @@ struct KernelSpan {
 
 // How the kernels got their classes.
 struct ClassSources {
-  int64_t annotation_ranges = 0;   // ranges (user annotations, CPU ops, GPU ranges) naming a class
-  int64_t by_launch_thread = 0;    // 1. above
-  int64_t by_launch_process = 0;   // 2.
-  int64_t by_cpu_op = 0;           // 3.
-  int64_t by_gpu_range = 0;        // 4.
-  int64_t kept_name_class = 0;     // annotated, but the annotation's class was of the other kind
+  int64_t annotation_ranges = 0;  // ranges (user annotations, CPU ops, GPU ranges) naming a class
+  int64_t by_launch_thread = 0;   // 1. above
+  int64_t by_launch_process = 0;  // 2.
+  int64_t by_cpu_op = 0;          // 3.
+  int64_t by_gpu_range = 0;       // 4.
+  int64_t kept_name_class = 0;    // annotated, but the annotation's class was of the other kind
 };
 
 struct KernelTimeline {
   std::vector<StreamInfo> streams;
   std::vector<KernelSpan> spans;
-  std::vector<std::string_view> names;  // distinct kernel names, in name_storage
+  std::vector<std::string_view> names;                // distinct kernel names, in name_storage
   std::vector<std::unique_ptr<char[]>> name_storage;  // blocks of names, never moved
   int32_t ranks = 0;
   int64_t ignored_events = 0;  // duration events of ignored categories (CPU ops, annotations)
@@ -125,7 +125,7 @@ class KernelTimelineBuilder {
   std::vector<std::string> stream_pid_;
   std::unordered_map<std::string, int32_t> thread_index_;  // CPU threads and GPU annotation streams
   std::vector<std::string> thread_key_;
-  std::string_view store(const std::string& name);  // a copy in the timeline's name_storage
+  std::string_view store(const std::string& name);             // a copy in the timeline's name_storage
   std::unordered_map<std::string_view, uint32_t> name_index_;  // keys in name_storage
   char* block_next_ = nullptr;
   size_t block_left_ = 0;
@@ -134,7 +134,7 @@ class KernelTimelineBuilder {
   std::vector<Range> ranges_;
   std::vector<Launch> launches_;
   std::vector<std::pair<int64_t, uint32_t>> kernel_correlation_;  // (correlation, span)
-  std::optional<double> base_us_;  // ts of the first event kept
+  std::optional<double> base_us_;                                 // ts of the first event kept
 };
 
 // Throws InputError naming the file for a bad trace, one past `limits`, or one with more than

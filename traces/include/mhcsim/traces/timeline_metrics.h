@@ -33,7 +33,7 @@ struct TimelineMetrics {
   double exposed_comm_seconds = 0;  // communication while no compute runs
   double mean_bubble_seconds = 0;
   double max_bubble_seconds = 0;
-  std::vector<RoleBusy> streams;    // sorted by rank, then role
+  std::vector<RoleBusy> streams;  // sorted by rank, then role
 };
 
 // Ranks [first_rank, first_rank + rank_count) of `t`; the step spans all of `t`'s spans and is

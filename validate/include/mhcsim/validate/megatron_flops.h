@@ -17,11 +17,11 @@
 namespace mhcsim::validate {
 
 struct MegatronFlopsInputs {
-  int64_t batch_seqs = 0;  // B: sequences per iteration (global batch)
-  int64_t seq_len = 0;     // s
-  int64_t layers = 0;      // l
-  int64_t hidden = 0;      // h
-  int64_t vocab = 0;       // V
+  int64_t batch_seqs = 0;       // B: sequences per iteration (global batch)
+  int64_t seq_len = 0;          // s
+  int64_t layers = 0;           // l
+  int64_t hidden = 0;           // h
+  int64_t vocab = 0;            // V
   bool full_recompute = false;  // 96 instead of 72
 };
 

@@ -21,8 +21,8 @@ std::vector<float> mla_sequence_rows(const MlaDecodeParams& p, int64_t b);
 
 // Head h's softmax weights over those rows (double, summing to 1; empty for an empty
 // sequence), and its log-sum-exp in `lse` (-inf when empty).
-std::vector<double> mla_softmax_weights(const MlaDecodeParams& p, int64_t b, int64_t h,
-                                        const std::vector<float>& rows, double& lse);
+std::vector<double> mla_softmax_weights(const MlaDecodeParams& p, int64_t b, int64_t h, const std::vector<float>& rows,
+                                        double& lse);
 
 // One 576-value row into the 656-byte FP8 layout. Each 128-value tile gets FlashMLA's
 // power-of-two scale 2^ceil(log2(amax / 448)) (amax floored at 1e-4), so that dequantization

@@ -25,8 +25,7 @@ void sinkhorn_forward(const T* logits, T* h, int64_t n, int iterations, Sinkhorn
 
 // grad_logits = d<grad_h, SK(exp(logits))> / d logits, exact through every iteration.
 template <class T>
-void sinkhorn_backward(const T* logits, const T* grad_h, T* grad_logits, int64_t n,
-                       int iterations);
+void sinkhorn_backward(const T* logits, const T* grad_h, T* grad_logits, int64_t n, int iterations);
 
 // All tokens of the params, float.
 void sinkhorn_forward(const SinkhornParams& p);
