@@ -99,17 +99,22 @@ ChunkCost chunk_cost(const Scenario& s, int64_t layers_per_chunk, bool last_stag
         "cannot exceed the model's layers incl. extra stage layers");
 
   const OpRates rates = op_rates(s);
-  const int64_t moe = moe_layers_in_chunk(m, layers_per_chunk);
+  // The last stage also runs the multi-token-prediction modules: one more block each (of the
+  // model's last kind), with its all-to-all, projection and head.
+  const int64_t mtp = last_stage ? m.mtp_depth : 0;
+  const int64_t moe = moe_layers_in_chunk(m, layers_per_chunk) + (m.is_moe() ? mtp : 0);
   OpListSeconds t;
   const auto add = [&](const OpListSeconds& x, double times) {
     t.attention += x.attention.scaled(times);
     t.mlp += x.mlp.scaled(times);
   };
   const std::vector<Op> moe_ops = moe > 0 ? layer_ops(s, true) : std::vector<Op>{};
-  const std::vector<Op> dense_ops = layers_per_chunk > moe ? layer_ops(s, false) : std::vector<Op>{};
+  const int64_t dense = layers_per_chunk + mtp - moe;
+  const std::vector<Op> dense_ops = dense > 0 ? layer_ops(s, false) : std::vector<Op>{};
   add(price_ops(moe_ops, rates), d(moe));
-  add(price_ops(dense_ops, rates), d(layers_per_chunk - moe));
-  if (last_stage) add(price_ops(head_ops(s), rates), 1.0);
+  add(price_ops(dense_ops, rates), d(dense));
+  if (last_stage) add(price_ops(head_ops(s), rates), d(1 + mtp));
+  if (mtp > 0) add(price_ops(mtp_ops(s), rates), d(mtp));
 
   ChunkCost c;
   c.layers = layers_per_chunk;

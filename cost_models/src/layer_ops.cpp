@@ -169,14 +169,20 @@ void attention_ops(const Ctx& c, std::vector<Op>& ops) {
   // RoPE rotates the rotary part of q and k in place (MLA: one decoupled key shared by all heads).
   const double rope_dim = mla ? d(m.qk_rope_head_dim) : qk;
   ops.push_back(memory_op("rope", A, 2.0 * T * (heads + (mla ? 1.0 : kv_heads)) * rope_dim * c.act, 0));
+  const auto& w = c.s.workload;
+  const bool decode = w.mode == WorkloadMode::Serve && w.phase == ServePhase::Decode;
+  if (mla && !decode) {  // per-head keys for the attention core (mla_k_assembly_bytes_per_token)
+    Op k_cat = memory_op("mla_k_assembly", A, T * mla_k_assembly_bytes_per_token(c.s), 0);
+    k_cat.recomputed = ds;  // kv_up is replayed, so is its K
+    ops.push_back(k_cat);
+  }
 
   // Q, K, V as the core keeps them (MLA: per head after the up-projection).
   const double qkv_elems = heads * qk + kv_heads * (qk + v);
   const double qkv_saved = ds ? 0.0 : T * qkv_elems * c.act;
   const double seq = d(c.s.workload.mode == WorkloadMode::Train ? c.s.workload.seq_len : c.s.workload.context_len);
   const bool dropout = m.dropout;
-  const auto& w = c.s.workload;
-  if (w.mode == WorkloadMode::Serve && w.phase == ServePhase::Decode) {
+  if (decode) {
     // Decode: each of the T new tokens attends its sequence's whole cache of `seq` tokens, read
     // from HBM once per step; nothing is kept for a backward. MLA in the weight-absorbed form
     // and FlashMLA's accounting (kernel_bytes.h), other attention over the K and V heads.
@@ -370,6 +376,29 @@ std::vector<Op> head_ops(const Scenario& s) {
           memory_op("cross_entropy", M, c.tokens * d(vocab) * (c.act + 4.0), c.tokens * d(vocab) * 4.0)};
 }
 
+std::vector<Op> mtp_ops(const Scenario& s) {
+  const Ctx c = context(s);
+  const auto& m = c.m;
+  const auto M = Sublayer::Mlp;
+  // DeepSeek-V3 report eq. 21: h' = M [RMSNorm(h); RMSNorm(Emb(t_{i+1}))], M of h x 2h.
+  const int64_t proj_k = 2 * m.hidden;
+  return {memory_op("mtp_norms", M, 2.0 * norm_bytes(c), 2.0 * c.rep * d(m.hidden) * c.act),
+          gemm_op("mtp_proj", M, linear(c, c.tokens, m.hidden, proj_k, c.gemm), c.tokens * d(proj_k) * c.lin)};
+}
+
+double mla_k_assembly_bytes_per_token(const Scenario& s) {
+  const auto& m = s.model;
+  if (m.attention != AttentionKind::MLA) return 0;
+  // A fused attention core takes K with one head dimension, so MLA's per-head keys are
+  // assembled in HBM: k_nope (from kv_up) next to the decoupled RoPE key broadcast to every
+  // head (DeepSeek-V2 sec. 2.1.3, k_t = [k_C; k_R]); reads heads x qk_nope + d_R, writes
+  // heads x (qk_nope + d_R). The backward splits dK and sums the RoPE part over the heads.
+  // (DeepSeek's profiler trace of V3 training shows these copies: one per layer and pass.)
+  const double heads = d(m.heads) / d(std::max<int64_t>(1, s.parallel.tp));
+  const double nope = d(m.qk_nope_head_dim), rope = d(m.qk_rope_head_dim);
+  return (heads * nope + rope + heads * (nope + rope)) * bytes_per_element(s.precision.activations);
+}
+
 double layer_input_bytes(const Scenario& s) {
   const Ctx c = context(s);
   return c.rep * d(c.m.hidden) * c.act;
@@ -437,10 +466,14 @@ OpSeconds op_seconds(const Op& o, const OpRates& r) {
         const double x_cast = rows * d(g.k) * (act + 1.0) / bw + r.launch_seconds;
         const double dy_cast = rows * d(g.n) * (act + 1.0) / bw + r.launch_seconds;
         const double xt_cast = (rows * d(g.k) * 2.0 + rows * d(g.n) * (act + 1.0)) / bw + 2.0 * r.launch_seconds;
+        // dgrad reduces over N, but Hopper's FP8 WGMMA reads both operands K-major only (PTX
+        // ISA, wgmma.mma_async: the transpose flags are for .f16/.bf16), so the backward first
+        // writes the FP8 weight transposed: one read and one write of groups x N x K bytes.
+        const double w_transpose = o.weight_grad ? d(g.groups) * d(g.n) * d(g.k) * 2.0 / bw + r.launch_seconds : 0.0;
         t.forward += x_cast;
-        t.backward_input += dy_cast;
+        t.backward_input += dy_cast + w_transpose;
         if (o.weight_grad) t.backward_weight += xt_cast;
-        t.memory_bound = x_cast + dy_cast + (o.weight_grad ? xt_cast : 0.0);
+        t.memory_bound = x_cast + dy_cast + w_transpose + (o.weight_grad ? xt_cast : 0.0);
       }
       break;
     }

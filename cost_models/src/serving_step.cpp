@@ -77,7 +77,8 @@ bool is_routed_expert_gemm(const Op& o) {
 std::array<double, 3> layer_seconds(const Scenario& mb, bool moe, const OpRates& rates, double tokens) {
   std::array<double, 3> t{};
   for (auto o : layer_ops(mb, moe)) {
-    if (o.kind == OpKind::Attention) continue;
+    // The attention core is priced per batch, the key assembly per prefill token (time()).
+    if (o.kind == OpKind::Attention || std::strcmp(o.name, "mla_k_assembly") == 0) continue;
     if (moe && is_routed_expert_gemm(o)) stream_only_experts_hit(mb, tokens, o);
     const double fwd = op_seconds(o, rates).forward;
     t[o.kind == OpKind::Gemm ? 0 : o.kind == OpKind::MemoryBound ? 1 : 2] += fwd;
@@ -197,6 +198,7 @@ ServingStepModel::ServingStepModel(const Scenario& s) {
   const double act = bytes_per_element(s.precision.activations);
   a.prefill_flops_per_key = 2.0 * heads * (qk + v);
   a.prefill_bytes_per_token = (heads * qk + kv_heads * (qk + v) + heads * v) * act;
+  a.prefill_k_assembly_bytes_per_token = mla_k_assembly_bytes_per_token(s);
   a.prefill_flops_per_second = normal.attention_forward_flops_per_second;
   kv_bytes_per_token_per_gpu_ = cost::kv_bytes_per_token_per_gpu(s);
   a.decode_kv_bytes_per_key = kv_bytes_per_token_per_gpu_;
@@ -301,7 +303,15 @@ IterationTime ServingStepModel::time(const BatchShape& b) const {
 
   const auto linear = (t.low_latency_a2a ? all_sms_ : normal_).at(tokens * f);
   t.linear_seconds = n * linear[0];
-  t.memory_bound_seconds = n * linear[1];
+  // Prefill tokens' MLA keys are assembled per head (layer_ops' mla_k_assembly); decode
+  // tokens attend the latent, so the tables, built for every token, leave it out.
+  const auto& a = attention_;
+  const double k_assembly =
+      part.prefill_tokens > 0 && a.prefill_k_assembly_bytes_per_token > 0
+          ? a.layers *
+                (a.prefill_k_assembly_bytes_per_token * part.prefill_tokens / a.hbm_bytes_per_second + a.launch_seconds)
+          : 0.0;
+  t.memory_bound_seconds = n * (linear[1] + k_assembly);
   t.tp_comm_seconds = n * linear[2];
   t.attention_seconds = n * attention_seconds(part, t.low_latency_a2a);
   t.head_seconds = n * head_seconds(b.sampled_seqs * f, t.low_latency_a2a);

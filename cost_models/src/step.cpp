@@ -50,24 +50,29 @@ StepEstimate step_estimate(const Scenario& s) {
   // lone slots and holds the last stage (dual_pipe_slots).
   const double o = p.overlap;
   const bool dual = p.schedule == Schedule::DualPipe || p.schedule == Schedule::DualPipeV;
-  // Exposed in an F&B pair of chunk k.
-  const auto pair_exposed = [&](const ChunkCost& k) {
-    const double b_mlp = k.mlp_backward_input_seconds + k.mlp_backward_weight_seconds;
-    const double b_attn = k.attn_backward_input_seconds + k.attn_backward_weight_seconds;
+  // Exposed in an F&B pair: the forward of chunk f beside the backward of chunk b.
+  const auto pair_exposed = [&](const ChunkCost& f, const ChunkCost& b) {
+    const double b_mlp = b.mlp_backward_input_seconds + b.mlp_backward_weight_seconds;
+    const double b_attn = b.attn_backward_input_seconds + b.attn_backward_weight_seconds;
     const auto beyond = [](double comm, double compute) { return std::max(0.0, comm - compute); };
-    return 2.0 * (1.0 - o) * k.a2a_forward_seconds() + beyond(o * k.combine_seconds, k.attn_forward_seconds) +
-           beyond(o * k.dispatch_seconds, b_mlp) + beyond(o * k.dispatch_seconds, k.mlp_forward_seconds) +
-           beyond(o * k.combine_seconds, b_attn);
+    return (1.0 - o) * (f.a2a_forward_seconds() + b.a2a_forward_seconds()) +
+           beyond(o * b.combine_seconds, f.attn_forward_seconds) + beyond(o * f.dispatch_seconds, b_mlp) +
+           beyond(o * b.dispatch_seconds, f.mlp_forward_seconds) + beyond(o * f.combine_seconds, b_attn);
   };
   // Per visit (one F and one B) on that rank: its lone slots and F&B pairs per visit.
   DualPipeSlots slots{1, 1, 0};
   if (dual) slots = dual_pipe_slots(p.schedule, p.pp, p.micro_batches, 0);
   const double lone = slots.lone_forward + slots.lone_backward, visits = slots.lone_forward + slots.pairs;
-  const auto exposed = [&](const ChunkCost& k) {
-    const double pairs = slots.pairs > 0 ? slots.pairs * pair_exposed(k) : 0.0;
-    return (lone * k.a2a_forward_seconds() + pairs) / visits;
-  };
-  const double middle_exposed = exposed(e.middle_chunk), last_exposed = exposed(e.last_chunk);
+  const auto& mid = e.middle_chunk;
+  const auto& last = e.last_chunk;
+  const double middle_exposed = (lone * mid.a2a_forward_seconds() + slots.pairs * pair_exposed(mid, mid)) / visits;
+  // The DualPipes' end rank holds the last stage beside the first, and pairs one chunk's
+  // forward with the other's backward (dualpipe.py's _forward_backward_chunk(0, 1) then (1, 0)):
+  // with the middle chunk's visits at middle_exposed, the last chunk's carry the rest.
+  const double last_pairs = dual && stages > 1
+                                ? pair_exposed(mid, last) + pair_exposed(last, mid) - pair_exposed(mid, mid)
+                                : pair_exposed(last, last);
+  const double last_exposed = (lone * last.a2a_forward_seconds() + slots.pairs * last_pairs) / visits;
   e.exposed_a2a_seconds = last_slowest ? last_exposed : middle_exposed;
   // The pipeline fills and drains through the stages before the last: their chunk's phases set
   // the bubble (with one stage, the only chunk's), with the serialised share of its all-to-alls

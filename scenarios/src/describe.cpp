@@ -39,6 +39,7 @@ nlohmann::json to_json(const Scenario& s) {
         {"qk_rope_head_dim", m.qk_rope_head_dim},
         {"v_head_dim", m.v_head_dim},
         {"dense_layers", m.dense_layers},
+        {"mtp_depth", m.mtp_depth},
         {"ffn_hidden", m.ffn_hidden},
         {"mlp", std::string(to_string(m.mlp))},
         {"dropout", m.dropout},

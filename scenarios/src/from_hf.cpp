@@ -127,6 +127,7 @@ ModelText model_section(const Config& c, const std::string& display_name) {
 
   put("mlp", quoted(mlp_kind(c)));
   put("tied_embeddings", c.flag("tie_word_embeddings") ? "true" : "false");
+  if (const auto mtp = c.count("num_nextn_predict_layers", 0); mtp && *mtp > 0) num("mtp_depth", *mtp);
 
   const auto experts = c.first({"n_routed_experts", "num_local_experts", "num_experts"});
   if (!experts || *experts <= 1) {  // dense

@@ -83,6 +83,7 @@ std::vector<Field<S>> build_schema() {
       enum_field<S, MlpKind>("model.mlp", "swiglu|gelu", parse_mlp_kind, [](S& s) -> MlpKind& { return s.model.mlp; }),
       bool_field<S>("model.dropout", [](S& s) -> bool& { return s.model.dropout; }),
       bool_field<S>("model.tied_embeddings", [](S& s) -> bool& { return s.model.tied_embeddings; }),
+      int_field<S>("model.mtp_depth", 0, 16, [](S& s) -> int64_t& { return s.model.mtp_depth; }),
       int_field<S>("model.moe.routed_experts", 0, 65536, [](S& s) -> int64_t& { return s.model.routed_experts; }),
       int_field<S>("model.moe.shared_experts", 0, 64, [](S& s) -> int64_t& { return s.model.shared_experts; }),
       int_field<S>("model.moe.top_k", 0, 1024, [](S& s) -> int64_t& { return s.model.top_k; }),

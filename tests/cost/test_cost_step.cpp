@@ -19,6 +19,7 @@ namespace {
 Scenario shipped(const char* name, const std::vector<scenarios::Override>& o = {}) {
   return scenarios::load_scenario(std::string(MHCSIM_SOURCE_DIR) + "/scenarios/" + name, o);
 }
+double fb(const ChunkCost& c) { return c.forward_seconds() + c.backward_seconds(); }
 }  // namespace
 
 TEST_CASE("DeepSeek-V3: 671B total, 37B activated parameters (report sec. 2), within 1.5%") {
@@ -59,10 +60,21 @@ TEST_CASE("DeepSeek-V3 step composes: tokens, GPU-hours and MFU follow from the 
              WithinRel(e.busy_seconds + e.pp_exposed_seconds + e.bubble_seconds + e.dp_sync_seconds, 1e-12));
   CHECK(e.bubble_fraction() < 0.1);
   CHECK(e.layers_per_chunk == 4);  // 64 layer-equivalents over PP 16
-  // The middle stages (4 MoE layers) pace the pipeline, not the last one (1 layer + LM head).
-  CHECK_FALSE(e.chunk.has_head);
+  // The last stage runs 1 MoE layer, the MTP module (an MoE block and its projection) and the
+  // output head twice: slower than the middle stages' 4 MoE layers, so it paces the pipeline.
+  CHECK(e.chunk.has_head);
   CHECK(e.last_chunk.has_head);
   CHECK(e.last_chunk.layers == 1);
+  CHECK(fb(e.last_chunk) > fb(e.middle_chunk));
+  // Without the MTP module (1 layer + LM head) it is the lighter one.
+  auto no_mtp = s;
+  no_mtp.model.mtp_depth = 0;
+  const auto n = step_estimate(no_mtp);
+  CHECK_FALSE(n.chunk.has_head);
+  CHECK(fb(n.last_chunk) < fb(n.middle_chunk));
+  CHECK(n.step_seconds < e.step_seconds);
+  // The module costs its block's share of the chunk and its own all-to-all.
+  CHECK(e.last_chunk.dispatch_seconds == 2.0 * n.last_chunk.dispatch_seconds);
 }
 
 TEST_CASE("mHC n = 4 on the 27B model costs its kernels' time and fits in memory") {

@@ -277,6 +277,8 @@ TEST_CASE("bad input names the file, line and key") {
       {"float for integer", "pp = 16", "pp = 16.0", "parallel.pp", "got a float", "pp = 16.0"},
       {"out of range", "zero_stage = 1", "zero_stage = 4", "parallel.zero_stage", "out of range", "zero_stage = 4"},
       {"negative size", "hidden = 7168", "hidden = -7168", "model.hidden", "out of range", "hidden = -7168"},
+      {"MTP depth out of range", "mtp_depth = 1", "mtp_depth = -1", "model.mtp_depth", "out of range",
+       "mtp_depth = -1"},
       {"NaN", "\\boverlap = [0-9.]+|extra_stage_layers = 3", "extra_stage_layers = 3\noverlap = nan",
        "parallel.overlap", "not a finite number", "overlap = nan"},
       {"bad enum", "schedule = \"dualpipe\"", "schedule = \"dual-pipe\"", "parallel.schedule", "expected one of 1f1b",

@@ -85,6 +85,10 @@ struct ModelSpec {
   int64_t mhc_n = 1;            // expansion rate n of the residual stream (1 = plain residual)
   int64_t sinkhorn_iters = 20;  // t_max
   bool tied_embeddings = false;
+  // Multi-token prediction modules (DeepSeek-V3 report sec. 2.2, D = 1 in its training): each a
+  // transformer block, a projection of [hidden; embedding] and the shared output head again, on
+  // the last pipeline stage. Training cost only.
+  int64_t mtp_depth = 0;
 
   bool is_moe() const { return routed_experts > 0; }
   int64_t moe_layers() const { return is_moe() ? layers - dense_layers : 0; }

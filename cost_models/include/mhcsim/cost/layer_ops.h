@@ -52,8 +52,16 @@ double micro_batch_tokens(const Scenario& s);
 std::vector<Op> layer_ops(const Scenario& s, bool moe_layer);
 // The last stage's final norm, LM head GEMM and cross-entropy for one micro-batch.
 std::vector<Op> head_ops(const Scenario& s);
+// One multi-token-prediction module's own ops (model.mtp_depth): the norms of the hidden state
+// and of the next token's embedding and the projection of their concatenation back to the
+// hidden size. Its transformer block is a layer_ops() layer and its head a head_ops() head.
+std::vector<Op> mtp_ops(const Scenario& s);
 // Activation bytes a layer's input takes per micro-batch on one GPU (what full recompute keeps).
 double layer_input_bytes(const Scenario& s);
+// HBM bytes per token of assembling MLA's per-head keys for a fused attention core in training
+// and prefill (layer_ops' "mla_k_assembly"; the weight-absorbed decode attends the latent and
+// has none); 0 for other attention.
+double mla_k_assembly_bytes_per_token(const Scenario& s);
 
 // Rates every op is priced with, looked up once per estimate.
 struct OpRates {

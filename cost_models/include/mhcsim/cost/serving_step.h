@@ -110,9 +110,10 @@ class ServingStepModel {
     std::array<double, 3> at(double t) const;
   };
   struct Attention {
-    double layers = 0;                   // the stage's layers
-    double prefill_flops_per_key = 0;    // per attended key and layer
-    double prefill_bytes_per_token = 0;  // Q, K, V, O per layer
+    double layers = 0;                              // the stage's layers
+    double prefill_flops_per_key = 0;               // per attended key and layer
+    double prefill_bytes_per_token = 0;             // Q, K, V, O per layer
+    double prefill_k_assembly_bytes_per_token = 0;  // MLA's per-head keys, per layer
     double prefill_flops_per_second = 0;
     double decode_flops_per_key = 0;     // per cached token read and layer
     double decode_flops_per_seq = 0;     // per decode sequence and layer (MLA's q side)
