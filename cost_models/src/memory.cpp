@@ -58,12 +58,16 @@ RankParameters stage_parameters(const ModelSpec& m, const ParameterCount& c, int
   const double dense = d(std::max<int64_t>(0, std::min(end, dense_end) - first));
   const double moe = d(end - first) - dense;
   const double layers = d(m.layers), h = d(m.hidden);
+  // The MTP modules sit on the last stage with the output head they share (DeepSeek-V3 report
+  // 3.2.2): each a block of the model's last kind, two norms and a 2h -> h projection.
+  const double mtp = i == stages - 1 ? d(m.mtp_depth) : 0.0;
+  const double mtp_moe = m.moe_layers() > 0 ? mtp : 0.0, mtp_dense = mtp - mtp_moe;
   RankParameters r;
-  r.dense = (dense + moe) * ((c.attention + c.mhc) / layers + 2.0 * h);
-  if (dense_end > 0) r.dense += dense * c.dense_ffn / d(dense_end);
+  r.dense = (dense + moe + mtp) * ((c.attention + c.mhc) / layers + 2.0 * h) + mtp * (2.0 * h * h + 2.0 * h);
+  if (dense_end > 0) r.dense += (dense + mtp_dense) * c.dense_ffn / d(dense_end);
   if (m.moe_layers() > 0) {
-    r.dense += moe * (c.shared_experts + c.gates) / d(m.moe_layers());
-    r.experts = moe * c.routed_experts / d(m.moe_layers()) * expert_replicas;
+    r.dense += (moe + mtp_moe) * (c.shared_experts + c.gates) / d(m.moe_layers());
+    r.experts = (moe + mtp_moe) * c.routed_experts / d(m.moe_layers()) * expert_replicas;
   }
   if (i == 0) r.dense += c.embedding;
   if (i == stages - 1) r.dense += c.head + h;

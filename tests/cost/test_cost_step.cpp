@@ -170,6 +170,21 @@ TEST_CASE("the embedding sits on the first stage and the head on the last, not a
   CHECK(rank_parameters(s).total() > c.total() / 32.0);  // the average of the old model undercounts it
 }
 
+TEST_CASE("an MTP module's block, projection and norms sit on the last stage") {
+  // The same Llama-3 layout with one MTP module: the last stage gains a dense block (20 + 1
+  // layers' worth), the 2h -> h projection and two norms; the head is shared, not repeated.
+  auto s = shipped("llama3_70b_gqa.toml");
+  s.parallel.schedule = Schedule::OneF1B;
+  s.parallel.virtual_stages = 1;
+  s.parallel.pp = 4;
+  s.parallel.tp = 8;
+  const auto c = parameter_count(s.model);
+  const double h = static_cast<double>(s.model.hidden);
+  const double per_layer = (c.total() - c.embedding - c.head - h) / 80.0;
+  s.model.mtp_depth = 1;
+  CHECK_THAT(rank_parameters(s).total(), WithinRel((21 * per_layer + c.head + h + 2 * h * h + 2 * h) / 8.0, 1e-9));
+}
+
 TEST_CASE("mHC recompute saves activation memory") {
   auto s = shipped("mhc_27b_h100.toml");
   s.parallel.recompute_mhc = true;
