@@ -30,6 +30,11 @@ struct Ctx {
   ActivationRecompute recompute = ActivationRecompute::None;
   bool deepseek_selective() const { return recompute == ActivationRecompute::Selective; }
   bool megatron_selective() const { return recompute == ActivationRecompute::Attention; }
+  // DeepSeek-V3's low-precision activation caches (report 3.3.3) go with its FP8 training and
+  // selective recompute.
+  bool fp8_caches() const {
+    return deepseek_selective() && gemm == DType::FP8 && s.workload.mode == WorkloadMode::Train;
+  }
 };
 
 }  // namespace
@@ -261,8 +266,20 @@ void attention_ops(const Ctx& c, std::vector<Op>& ops) {
     ring.hides_behind_previous = true;
     ops.push_back(ring);
   }
+  double attn_out_saved = T * heads * v * c.lin;
+  if (c.fp8_caches()) {
+    // DeepSeek-V3 report 3.3.3 (1): the attention output, the input of the Linear after the
+    // attention core that the core's backward reads too, is cached in E5M6 (12 bits): cast in
+    // the forward, cast back in the backward.
+    constexpr double kE5m6Bytes = 1.5;
+    const double elems = T * heads * v;
+    Op cache = memory_op("attn_output_e5m6", A, elems * (c.act + kE5m6Bytes), elems * kE5m6Bytes);
+    cache.backward_bytes = cache.bytes;
+    ops.push_back(cache);
+    attn_out_saved = 0;
+  }
   ops.push_back(
-      gemm_op("attn_out", A, linear(c, T, m.hidden, static_cast<int64_t>(heads * v), c.gemm), T * heads * v * c.lin));
+      gemm_op("attn_out", A, linear(c, T, m.hidden, static_cast<int64_t>(heads * v), c.gemm), attn_out_saved));
   if (c.tp > 1) ops.push_back(tp_collective(c, A));
   if (dropout) ops.push_back(memory_op("attn_out_dropout", A, c.rep * h * (2.0 * c.act + 1.0), c.rep * h));
   ops.push_back(residual_op(c, A));
@@ -272,7 +289,7 @@ void attention_ops(const Ctx& c, std::vector<Op>& ops) {
 // FC2) block over `rows` rows and `groups` equal groups (experts); SwiGLU keeps its input and
 // replays its output under DeepSeek's selective recompute.
 void ffn_ops(const Ctx& c, std::vector<Op>& ops, const char* const names[3], double rows, int64_t groups, int64_t width,
-             double input_saved) {
+             double input_saved, bool moe) {
   const auto& m = c.m;
   const auto M = Sublayer::Mlp;
   const bool gelu = m.mlp == MlpKind::GeLU;
@@ -283,6 +300,15 @@ void ffn_ops(const Ctx& c, std::vector<Op>& ops, const char* const names[3], dou
   const double w = d(width);
   Op act = memory_op(names[1], M, rows * (gelu ? 2.0 * w : 3.0 * w) * c.act, rows * d(fc1_n) * c.act);
   act.recomputed = c.deepseek_selective();
+  if (moe && c.fp8_caches()) {
+    // DeepSeek-V3 report 3.3.3 (2): the MoE SwiGLU's input is cached in FP8 with the
+    // fine-grained scales, cast in the forward and cast back before the backward replays it.
+    const double elems = rows * d(fc1_n);
+    Op cache = memory_op("swiglu_input_fp8", M, elems * (c.act + c.lin), elems * c.lin);
+    cache.backward_bytes = cache.bytes;
+    ops.push_back(cache);
+    act.saved_bytes = 0;
+  }
   ops.push_back(act);
   GemmShape fc2{rows_per_group, m.hidden, width, groups, c.gemm, c.s.precision.activations};
   ops.push_back(gemm_op(names[2], M, fc2, c.deepseek_selective() ? 0.0 : rows * w * c.lin));
@@ -299,7 +325,7 @@ void mlp_ops(const Ctx& c, std::vector<Op>& ops, bool moe) {
   const double in_saved = ds ? 0.0 : c.rep * h * c.lin;
   if (!moe) {
     static const char* const dense[3] = {"fc1", "activation", "fc2"};
-    ffn_ops(c, ops, dense, T, 1, static_cast<int64_t>(std::ceil(d(m.ffn_hidden) / c.tp)), in_saved);
+    ffn_ops(c, ops, dense, T, 1, static_cast<int64_t>(std::ceil(d(m.ffn_hidden) / c.tp)), in_saved, false);
   } else {
     // DeepSeekMoE: router (BF16 GEMM + top-k), shared experts on every token, routed experts as
     // a grouped GEMM over the experts this GPU hosts. Balanced routing gives each GPU
@@ -315,13 +341,13 @@ void mlp_ops(const Ctx& c, std::vector<Op>& ops, bool moe) {
     ops.push_back(memory_op("permute", M, permute.total(), 0));
     if (m.shared_experts > 0) {
       static const char* const shared[3] = {"shared_fc1", "shared_activation", "shared_fc2"};
-      ffn_ops(c, ops, shared, tokens, 1, m.shared_experts * m.expert_ffn_hidden, 0.0);
+      ffn_ops(c, ops, shared, tokens, 1, m.shared_experts * m.expert_ffn_hidden, 0.0, true);
     }
     // The dispatched rows stay cached for the backward (the all-to-all is not replayed). The
     // most loaded rank has expert_imbalance x the mean.
     const double rows = tokens * d(m.top_k) * p.expert_imbalance;
     static const char* const routed[3] = {"expert_fc1", "expert_activation", "expert_fc2"};
-    ffn_ops(c, ops, routed, rows, experts, m.expert_ffn_hidden, rows * h * c.lin);
+    ffn_ops(c, ops, routed, rows, experts, m.expert_ffn_hidden, rows * h * c.lin, true);
     const auto combine = moe_combine_bytes(ceil_i(tokens), m.top_k, m.hidden, c.s.precision.activations);
     ops.push_back(memory_op("unpermute_combine", M, combine.total(), 0));
   }
