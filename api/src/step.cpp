@@ -21,7 +21,7 @@ std::vector<reports::Quantity> training_quantities(const Scenario& s) {
           {"chunk_exposed_a2a_s", "exposed all-to-all per chunk visit (F + B)", e.exposed_a2a_seconds, "ms", 1e3},
           {"chunk_mhc_forward_s", "chunk mHC kernels, forward", c.mhc_forward_seconds, "ms", 1e3},
           {"chunk_pp_send_s", "chunk stage-boundary send", c.pp_send_seconds, "ms", 1e3},
-          {"chunk_has_lm_head", "slowest chunk is the last stage (LM head)", c.has_head, ""},
+          {"chunk_has_lm_head", "slowest chunk is the last stage (LM head, MTP)", c.has_head, ""},
           {"chunk_gemm_s", "chunk GEMMs (F + B + W + recompute)", c.kind_seconds[0], "ms", 1e3},
           {"chunk_attention_core_s", "chunk attention core", c.kind_seconds[1], "ms", 1e3},
           {"chunk_memory_bound_s", "chunk memory-bound ops", c.kind_seconds[2], "ms", 1e3},

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <string>
 #include <utility>
 
 #include "mhcsim/cost/kv_cache.h"
@@ -89,16 +90,21 @@ std::pair<reports::Table, reports::Figure> chunk_kind_blocks(const Scenario& s, 
   c.category_label = "pipeline chunk";
   c.value = {"time per chunk, forward + backward", "ms", false, 1e3};
   c.parts = names;
-  c.categories = {fmt::format("{} layers{}", chunk.layers, chunk.has_head ? " + LM head" : "")};
+  // What the chunk holds besides its layers: the last stage's head and MTP modules.
+  const int64_t mtp = chunk.has_head ? s.model.mtp_depth : 0;
+  const std::string extra = !chunk.has_head ? ""
+                            : mtp > 0       ? fmt::format(" + {} MTP module{} + LM head", mtp, mtp == 1 ? "" : "s")
+                                            : " + LM head";
+  c.categories = {fmt::format("{} layer{}{}", chunk.layers, chunk.layers == 1 ? "" : "s", extra)};
   c.values = {seconds};
   return {std::move(t),
           reports::figure(
               "step_chunk_kinds",
-              fmt::format("One micro-batch through the slowest pipeline chunk ({} layers{}), forward + backward + "
+              fmt::format("One micro-batch through the slowest pipeline chunk ({}), forward + backward + "
                           "recompute, priced op by op by the cost model ({}) and summed by op kind. The EP "
                           "all-to-all is its full time; the schedule overlaps all but {:.3f} ms of it with compute. "
                           "Stage-boundary sends are not included.",
-                          chunk.layers, chunk.has_head ? " and the LM head" : "",
+                          c.categories.front(),
                           s.calibration ? "calibrated rates" : "datasheet peaks x default efficiencies",
                           1e3 * est.exposed_a2a_seconds),
               c)};
