@@ -155,14 +155,21 @@ TEST_CASE("memory per GPU: ZeRO stages shard optimizer, then grads, then weights
   CHECK(params.total() <= 2 * one.total());
 }
 
-TEST_CASE("the embedding sits on the first stage and the head on the last, not averaged") {
-  // Llama-3 70B (untied, 128K vocabulary) on PP 4 x 1F1B: 20 layers per stage; the last stage
-  // also holds the output head and the final norm, the first the embedding.
+namespace {
+// Llama-3 70B (untied, 128K vocabulary) on PP 4 x 1F1B, TP 8: 20 layers per stage.
+Scenario llama_pp4() {
   auto s = shipped("llama3_70b_gqa.toml");
   s.parallel.schedule = Schedule::OneF1B;
   s.parallel.virtual_stages = 1;
   s.parallel.pp = 4;
   s.parallel.tp = 8;
+  return s;
+}
+}  // namespace
+
+TEST_CASE("the embedding sits on the first stage and the head on the last, not averaged") {
+  // The last stage also holds the output head and the final norm, the first the embedding.
+  const auto s = llama_pp4();
   const auto c = parameter_count(s.model);
   const double h = static_cast<double>(s.model.hidden);
   const double per_layer = (c.total() - c.embedding - c.head - h) / 80.0;
@@ -173,11 +180,7 @@ TEST_CASE("the embedding sits on the first stage and the head on the last, not a
 TEST_CASE("an MTP module's block, projection and norms sit on the last stage") {
   // The same Llama-3 layout with one MTP module: the last stage gains a dense block (20 + 1
   // layers' worth), the 2h -> h projection and two norms; the head is shared, not repeated.
-  auto s = shipped("llama3_70b_gqa.toml");
-  s.parallel.schedule = Schedule::OneF1B;
-  s.parallel.virtual_stages = 1;
-  s.parallel.pp = 4;
-  s.parallel.tp = 8;
+  auto s = llama_pp4();
   const auto c = parameter_count(s.model);
   const double h = static_cast<double>(s.model.hidden);
   const double per_layer = (c.total() - c.embedding - c.head - h) / 80.0;
