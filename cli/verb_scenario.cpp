@@ -101,6 +101,11 @@ void setup_scenario(CLI::App& app) {
   needs_config(cmd->add_option("--pp", hf.answers.pp, "With --from-hf: pipeline stages")
                    ->check(key_flag("parallel.pp"))
                    ->capture_default_str());
+  needs_config(cmd->add_option("--extra-stage-layers", hf.answers.extra_stage_layers,
+                               "With --from-hf: layer-equivalents for the embedding, output head and MTP modules, so "
+                               "that the layers split evenly over --pp (parallel.extra_stage_layers)")
+                   ->check(key_flag("parallel.extra_stage_layers"))
+                   ->capture_default_str());
   needs_config(cmd->add_option("--ep", hf.answers.ep, "With --from-hf: expert parallel size (MoE)")
                    ->check(key_flag("parallel.ep"))
                    ->capture_default_str());

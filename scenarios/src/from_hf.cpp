@@ -245,6 +245,7 @@ std::string scenario_from_hf(const std::string& json_text, const std::string& fi
   out += fmt::format("\n[hardware]\ngpu = {}\ngpus = {}\n", quoted(a.gpu), a.gpus);
   out += fmt::format("\n[precision]\ngemm = {}\n", quoted(gemm_precision(c)));
   out += fmt::format("\n[parallel]\ntp = {}\npp = {}\n", a.tp, a.pp);
+  if (a.extra_stage_layers > 0) out += fmt::format("extra_stage_layers = {}\n", a.extra_stage_layers);
   if (model.moe || a.ep != 1) out += fmt::format("ep = {}\n", a.ep);
   if (a.mode == "train")
     out += fmt::format("\n[workload]\nmode = \"train\"\nseq_len = {}\nmicro_batch_seqs = 1\n", tokens);
@@ -257,7 +258,13 @@ std::string scenario_from_hf(const std::string& json_text, const std::string& fi
   try {
     (void)load_scenario_from_string(out, "");
   } catch (const InputError& e) {
-    throw InputError(e.key(), e.reason() + " (the scenario from the config and the answers given; nothing written)",
+    // Layers that do not split over the stages: say which answer evens them out.
+    const std::string hint =
+        e.key() == "parallel.pp" && e.reason().find("extra_stage_layers") != std::string::npos
+            ? "; --extra-stage-layers N counts the embedding, output head and MTP modules as N more layers"
+            : "";
+    throw InputError(e.key(),
+                     e.reason() + " (the scenario from the config and the answers given" + hint + "; nothing written)",
                      {file_name, 0});
   }
   return out;

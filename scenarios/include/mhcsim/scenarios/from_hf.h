@@ -13,8 +13,9 @@ struct HfAnswers {
   std::string gpu;   // catalog GPU name (required)
   int64_t gpus = 0;  // total GPUs (required)
   int64_t tp = 1, pp = 1, ep = 1;
-  std::string mode = "train";  // train | serve
-  int64_t seq_len = 0;         // tokens per training sequence / serving context; 0: min(4096, the model's maximum)
+  int64_t extra_stage_layers = 0;  // parallel.extra_stage_layers: embedding / head / MTP as layers
+  std::string mode = "train";      // train | serve
+  int64_t seq_len = 0;             // tokens per training sequence / serving context; 0: min(4096, the model's maximum)
 };
 
 // The first line of every scenario written from a config: `scenario --from-hf -o FILE --force`
