@@ -66,12 +66,11 @@ StepEstimate step_estimate(const Scenario& s) {
   const auto& mid = e.middle_chunk;
   const auto& last = e.last_chunk;
   const double middle_exposed = (lone * mid.a2a_forward_seconds() + slots.pairs * pair_exposed(mid, mid)) / visits;
-  // The DualPipes' end rank holds the last stage beside the first, and pairs one chunk's
-  // forward with the other's backward (dualpipe.py's _forward_backward_chunk(0, 1) then (1, 0)):
-  // with the middle chunk's visits at middle_exposed, the last chunk's carry the rest.
-  const double last_pairs = dual && stages > 1
-                                ? pair_exposed(mid, last) + pair_exposed(last, mid) - pair_exposed(mid, mid)
-                                : pair_exposed(last, last);
+  // Only the DualPipes have pairs; their end rank holds the last stage beside the first, and
+  // pairs one chunk's forward with the other's backward (dualpipe.py's
+  // _forward_backward_chunk(0, 1) then (1, 0)): with the middle chunk's visits at
+  // middle_exposed, the last chunk's carry the rest.
+  const double last_pairs = pair_exposed(mid, last) + pair_exposed(last, mid) - pair_exposed(mid, mid);
   const double last_exposed = (lone * last.a2a_forward_seconds() + slots.pairs * last_pairs) / visits;
   e.exposed_a2a_seconds = last_slowest ? last_exposed : middle_exposed;
   // The pipeline fills and drains through the stages before the last: their chunk's phases set
