@@ -6,7 +6,7 @@
 set -euo pipefail
 pkgs=(cmake ninja-build g++ pkg-config
       libeigen3-dev libcli11-dev libfmt-dev catch2 libbenchmark-dev
-      nlohmann-json3-dev libtomlplusplus-dev zlib1g-dev libre2-dev
+      nlohmann-json3-dev rapidjson-dev libtomlplusplus-dev zlib1g-dev libre2-dev
       libopenmpi-dev openmpi-bin
       python3-dev pybind11-dev python3-pytest python3-jsonschema)
 [[ "${MHCSIM_WITH_BROWSER:-0}" == 1 ]] && pkgs+=(chromium)

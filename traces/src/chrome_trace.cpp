@@ -11,21 +11,21 @@
 #include <optional>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <rapidjson/error/en.h>
+#include <rapidjson/reader.h>
 
-#include "bounded_json_streambuf.h"
+#include "bounded_json_stream.h"
 #include "gzip_streambuf.h"
 #include "mhcsim/error.h"
 #include "mhcsim/input_file.h"
+#include "utf8.h"
 
 namespace mhcsim::traces {
 namespace {
 
-using json = nlohmann::json;
-
 // The fields of one event as they arrive; types are checked once the event is complete, since
 // only duration events must carry a ts (and complete events a dur). Strings keep their
-// capacity from one event to the next (and trade buffers with nlohmann's lexer).
+// capacity from one event to the next.
 struct PendingEvent {
   TraceEvent event;
   std::string ph;
@@ -45,99 +45,69 @@ struct PendingEvent {
   }
 };
 
-// SAX handler for nlohmann::json::sax_parse. It builds no JSON values: keys are compared in
-// place, the strings kept (name, cat, ph, pid, tid) are swapped out of the lexer's buffer, and
+// SAX handler for RapidJSON's Reader. It builds no JSON values: keys are compared in place,
+// the strings kept (name, cat, ph, pid, tid) are copied into buffers that keep their capacity
+// from one event to the next, numbers arrive as text and only those kept are converted, and
 // everything else is dropped as it arrives. depth_ counts the open objects and arrays; the
 // events array's elements sit at events_depth_ (1 for a bare array, 2 inside the root object),
 // an event's members one deeper, and args' members one deeper still (only args.correlation is
-// kept). Deeper values (stack frames, grids) only move depth_.
-class TraceSax {
+// kept). Deeper values (stack frames, grids) only move depth_. Errors of the trace's content
+// are thrown as InputError; a malformed string or number returns false and leaves its message
+// in json_error() (RapidJSON then reports where it stopped).
+class TraceSax : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TraceSax> {
  public:
-  TraceSax(BoundedJsonStreambuf& stream, std::string file, const EventSink& sink, int64_t max_events)
-      : stream_(stream), file_(std::move(file)), sink_(sink), max_events_(max_events) {}
+  TraceSax(std::string file, const EventSink& sink, int64_t max_events, uint64_t max_token_bytes)
+      : file_(std::move(file)), sink_(sink), max_events_(max_events), max_token_bytes_(max_token_bytes) {}
 
-  bool null() { return scalar("null"); }
-  bool boolean(bool) { return scalar("a boolean"); }
-  bool binary(json::binary_t&) { return scalar("binary"); }
+  // Why the handler stopped the parse (kParseErrorTermination), for the caller's message.
+  const char* json_error() const { return json_error_; }
 
-  bool number_integer(json::number_integer_t v) {
-    stream_.mark();
+  bool Null() { return scalar("null"); }
+  bool Bool(bool) { return scalar("a boolean"); }
+
+  // Numbers come as text (kParseNumbersAsStringsFlag), NUL-terminated, already checked against
+  // JSON's grammar.
+  bool RawNumber(const char* text, rapidjson::SizeType length, bool) {
+    const std::string_view v(text, length);
+    if (v.size() > max_token_bytes_) throw TokenTooLong{};
     if (!at_member()) return outside_event("a number");
     if (where_ == Where::Args) {
-      if (field_ == Field::Correlation && v >= 0) ev_.event.correlation = v;
+      int64_t id = 0;
+      if (field_ == Field::Correlation && as_integer(v, id) && id >= 0) ev_.event.correlation = id;
       return true;
     }
     switch (field_) {
       case Field::Ts:
-        ev_.ts = static_cast<double>(v);
-        break;
+        return as_double(text, v, ev_.ts);
       case Field::Dur:
-        ev_.dur = static_cast<double>(v);
-        break;
+        return as_double(text, v, ev_.dur);
       case Field::Pid:
-        integer_id(ev_.event.pid, v);
-        break;
+        return number_id(text, v, ev_.event.pid);
       case Field::Tid:
-        integer_id(ev_.event.tid, v);
-        break;
+        return number_id(text, v, ev_.event.tid);
       default:
-        break;
+        return true;
     }
-    return true;
-  }
-  bool number_unsigned(json::number_unsigned_t v) {
-    // Only integers past int64's range are not written as they are read.
-    if (v <= static_cast<json::number_unsigned_t>(std::numeric_limits<int64_t>::max()))
-      return number_integer(static_cast<int64_t>(v));
-    return number_float(static_cast<double>(v), no_text_);
-  }
-  bool number_float(json::number_float_t v, const json::string_t&) {
-    stream_.mark();
-    if (!at_member()) return outside_event("a number");
-    if (where_ == Where::Args) return true;  // a correlation that is not an id: ignored
-    switch (field_) {
-      case Field::Ts:
-        ev_.ts = v;
-        break;
-      case Field::Dur:
-        ev_.dur = v;
-        break;
-      case Field::Pid:
-        float_id(ev_.event.pid, v);
-        break;
-      case Field::Tid:
-        float_id(ev_.event.tid, v);
-        break;
-      default:
-        break;
-    }
-    return true;
   }
 
-  bool string(json::string_t& v) {
-    stream_.mark();
+  bool String(const char* text, rapidjson::SizeType length, bool) {
+    const std::string_view v(text, length);
+    if (v.size() > max_token_bytes_) throw TokenTooLong{};
     if (!at_member()) return outside_event("a string");
     if (where_ == Where::Args) return true;
-    // Swapped, not copied: the lexer clears its buffer before the next token and keeps the
-    // capacity of ours, so reading allocates nothing once the buffers have grown.
     switch (field_) {
       case Field::Name:
-        ev_.event.name.swap(v);
-        break;
+        return keep(v, ev_.event.name);
       case Field::Cat:
-        ev_.event.cat.swap(v);
-        break;
+        return keep(v, ev_.event.cat);
       case Field::Ph:
-        ev_.ph.swap(v);
-        break;
+        return keep(v, ev_.ph);
       case Field::Pid:
         check_id(v, "pid");
-        ev_.event.pid.swap(v);
-        break;
+        return keep(v, ev_.event.pid);
       case Field::Tid:
         check_id(v, "tid");
-        ev_.event.tid.swap(v);
-        break;
+        return keep(v, ev_.event.tid);
       case Field::Ts:
         ev_.ts_type = "a string";
         break;
@@ -150,17 +120,18 @@ class TraceSax {
     return true;
   }
 
-  bool key(json::string_t& k) {
-    stream_.mark();
+  bool Key(const char* text, rapidjson::SizeType length, bool) {
+    const std::string_view k(text, length);
+    if (k.size() > max_token_bytes_) throw TokenTooLong{};
     if (depth_ == events_depth_ + 1 && in_events_) {
       field_ = where_ == Where::Event ? event_field(k) : args_field(k);
     } else if (depth_ == 1 && !in_events_) {
-      events_key_ = k.size() == 11 && std::memcmp(k.data(), "traceEvents", 11) == 0;
+      events_key_ = k == "traceEvents";
     }
     return true;
   }
 
-  bool start_object(std::size_t) {
+  bool StartObject() {
     if (in_events_) {
       if (depth_ == events_depth_) {
         ev_.clear();
@@ -186,7 +157,7 @@ class TraceSax {
     nest();
     return true;
   }
-  bool end_object() {
+  bool EndObject(rapidjson::SizeType) {
     --depth_;
     if (in_events_) {
       if (where_ == Where::Args && depth_ == events_depth_) {  // args closed
@@ -200,7 +171,7 @@ class TraceSax {
     }
     return true;
   }
-  bool start_array(std::size_t) {
+  bool StartArray() {
     if (!in_events_) {
       if (depth_ == 0)
         start_events(0);  // JSON Array Format: the file is the events array
@@ -212,26 +183,20 @@ class TraceSax {
     nest();
     return true;
   }
-  bool end_array() {
+  bool EndArray(rapidjson::SizeType) {
     --depth_;
     if (in_events_ && depth_ == events_depth_ - 1) in_events_ = false;
     return true;
   }
 
   // A trace is a few levels deep (root, traceEvents, event, args, a stack or grid in the args);
-  // a run of brackets is refused here, before nlohmann's parser tracks millions of levels.
+  // a run of brackets is refused here, as it opens (the handler is called before RapidJSON's
+  // recursive descent parses the contents), so the parser recurses at most 256 levels deep.
   static constexpr int kMaxNesting = 256;
   void nest() {
     if (depth_ >= kMaxNesting)
       throw InputError("", fmt::format("nesting deeper than {} levels", kMaxNesting), {file_, 0});
     ++depth_;
-  }
-
-  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) {
-    // An overflowing number's message quotes it (up to 16 MiB of the input): say where instead.
-    if (e.id == 406)
-      throw InputError("", fmt::format("not valid JSON: number overflow at byte {}", position), {file_, 0});
-    throw InputError("", "not valid JSON: " + json_syntax_error(e.what()), {file_, 0});
   }
 
   ReadStats finish() {
@@ -249,8 +214,8 @@ class TraceSax {
   // Where the members being read belong: an event, its args, or neither.
   enum class Where : uint8_t { None, Event, Args };
 
-  static bool is(const json::string_t& k, const char* lit, size_t n) { return std::memcmp(k.data(), lit, n) == 0; }
-  static Field event_field(const json::string_t& k) {
+  static bool is(std::string_view k, const char* lit, size_t n) { return std::memcmp(k.data(), lit, n) == 0; }
+  static Field event_field(std::string_view k) {
     switch (k.size()) {
       case 2:
         return is(k, "ph", 2) ? Field::Ph : is(k, "ts", 2) ? Field::Ts : Field::Other;
@@ -266,7 +231,7 @@ class TraceSax {
         return Field::Other;
     }
   }
-  static Field args_field(const json::string_t& k) {
+  static Field args_field(std::string_view k) {
     return k.size() == 11 && is(k, "correlation", 11) ? Field::Correlation : Field::Other;
   }
 
@@ -301,19 +266,60 @@ class TraceSax {
     throw InputError("traceEvents", fmt::format("expected an array of events (got {})", got), {file_, 0});
   }
 
-  // Ids are kept as text: an integer as written, another number as fmt prints it.
-  static void integer_id(std::string& id, int64_t v) {
-    char buf[24];
-    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-    id.assign(buf, end);
+  // Numbers are converted as nlohmann::json did before (issue 15, item 5): an integer within
+  // int64 as one, any other number correctly rounded to a double (std::from_chars, as strtod
+  // does); infinity is an error, underflow to zero or a subnormal is not.
+  // (A fraction or exponent stops from_chars before the end: not an integer.)
+  static bool as_integer(std::string_view v, int64_t& out) {
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+    return ec == std::errc{} && end == v.data() + v.size();
   }
-  static void float_id(std::string& id, double v) {
+  // `text` is NUL-terminated (RapidJSON's copy of the number).
+  bool as_double(const char* text, std::string_view v, double& out) {
+    if (int64_t i = 0; as_integer(v, i)) {
+      out = static_cast<double>(i);
+      return true;
+    }
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+    if (ec == std::errc{} && end == v.data() + v.size()) return true;
+    // Out of range: subnormal or zero is a value, infinity is not.
+    out = std::strtod(text, nullptr);
+    if (std::isfinite(out)) return true;
+    json_error_ = "number too big to be stored in double";
+    return false;
+  }
+  bool as_double(const char* text, std::string_view v, std::optional<double>& out) {
+    double d = 0;
+    if (!as_double(text, v, d)) return false;
+    out = d;
+    return true;
+  }
+  // Ids are kept as text: an integer as written, another number as fmt prints it.
+  bool number_id(const char* text, std::string_view v, std::string& id) {
+    char buf[24];
+    if (int64_t i = 0; as_integer(v, i)) {
+      const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, i);
+      id.assign(buf, end);
+      return true;
+    }
+    double d = 0;
+    if (!as_double(text, v, d)) return false;
     id.clear();
-    fmt::format_to(std::back_inserter(id), "{}", v);
+    fmt::format_to(std::back_inserter(id), "{}", d);
+    return true;
+  }
+  // A kept string: names reach JSON output, so they must be valid UTF-8 (as nlohmann checked).
+  bool keep(std::string_view v, std::string& out) {
+    if (!valid_utf8(v)) {
+      json_error_ = "invalid UTF-8 in string";
+      return false;
+    }
+    out.assign(v);
+    return true;
   }
 
   // Streams are kept by (pid, tid) for the whole trace: ids are short in every real trace.
-  void check_id(const std::string& v, const char* field) const {
+  void check_id(std::string_view v, const char* field) const {
     constexpr size_t kMaxIdChars = 256;
     if (v.size() > kMaxIdChars)
       throw InputError(
@@ -381,10 +387,11 @@ class TraceSax {
     }
   }
 
-  BoundedJsonStreambuf& stream_;  // told where each string and number ends
   std::string file_;
   const EventSink& sink_;
   int64_t max_events_;
+  uint64_t max_token_bytes_;
+  const char* json_error_ = "stopped";
   int depth_ = 0;
   int events_depth_ = -1;    // depth of the events array's elements (+1 while inside args)
   bool events_key_ = false;  // the last root key was "traceEvents"
@@ -392,12 +399,29 @@ class TraceSax {
   bool found_events_ = false;
   Where where_ = Where::None;
   Field field_ = Field::Other;  // the member being read (of the event, or of its args)
-  json::string_t no_text_;
   PendingEvent ev_;
   // B events not yet ended, per (pid, tid): nested ranges close innermost first.
   std::map<std::pair<std::string, std::string>, std::vector<TraceEvent>> open_;
   ReadStats stats_;
 };
+
+// RapidJSON's parse flags. Numbers as text: TraceSax converts the few it keeps with
+// std::from_chars, correctly rounded as nlohmann (strtod) did; RapidJSON 1.1.0's own
+// kParseFullPrecisionFlag rounds some long inputs wrongly (17 of 2M random numbers of 17-40
+// digits differed from strtod) and makes NaN of some that overflow. Recursive, not
+// kParseIterativeFlag: TraceSax refuses a 257th level as it opens, before RapidJSON recurses
+// into it, so the recursion is at most 256 levels (tested with 1M '['), and the recursive
+// parser is faster (IterativeParse keeps its state on the heap stack and dispatches through a
+// state table per token).
+constexpr unsigned kParseFlags = rapidjson::kParseNumbersAsStringsFlag;
+
+// RapidJSON's message, "Invalid value." as "invalid value".
+std::string json_message(rapidjson::ParseErrorCode code) {
+  std::string m = rapidjson::GetParseError_En(code);
+  if (!m.empty() && m.back() == '.') m.pop_back();
+  if (!m.empty() && m[0] >= 'A' && m[0] <= 'Z') m[0] = static_cast<char>(m[0] - 'A' + 'a');
+  return m;
+}
 
 }  // namespace
 
@@ -407,22 +431,39 @@ ReadStats read_chrome_trace(std::istream& in, const std::string& file_name, cons
   if (source == nullptr) throw InputError("", "cannot read trace", {file_name, 0});
   std::optional<GzipStreambuf> gz;
   if (starts_with_gzip_magic(*source)) source = &gz.emplace(*source);
-  BoundedJsonStreambuf bounded(*source, limits.max_bytes, kMaxTraceTokenBytes);
-  std::istream json_in(&bounded);
+  BoundedJsonSource bytes(*source, limits.max_bytes, kMaxTraceTokenBytes);
+  BoundedJsonStream stream(bytes);
   // A stream that stopped early (corrupt gzip, a limit) shows as a JSON error at the cut:
   // report why it stopped instead.
   const auto check_stream = [&] {
     if (gz && !gz->error().empty()) throw InputError("", gz->error(), {file_name, 0});
-    if (!bounded.error().empty()) throw InputError("", bounded.error(), {file_name, 0});
+    if (!bytes.error().empty()) throw InputError("", bytes.error(), {file_name, 0});
   };
-  TraceSax sax(bounded, file_name, sink, limits.max_events);
+  TraceSax sax(file_name, sink, limits.max_events, kMaxTraceTokenBytes);
+  // The reader's stack holds the string or number being read: it grows by half its size at a
+  // time, so twice the token limit holds any token within it.
+  TokenStackAllocator stack_allocator(2 * kMaxTraceTokenBytes + 1024);
+  rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, TokenStackAllocator> reader(&stack_allocator,
+                                                                                             size_t{1} << 16);
+  rapidjson::ParseResult result;
   try {
-    json::sax_parse(json_in, &sax);
+    result = reader.Parse<kParseFlags>(stream, sax);
   } catch (const InputError&) {
     check_stream();
     throw;
+  } catch (const TokenTooLong&) {
+    check_stream();
+    throw InputError("", bytes.run_error(), {file_name, 0});
   }
   check_stream();
+  const auto invalid = [&](const std::string& what, size_t offset) {
+    return InputError("", fmt::format("not valid JSON: {} at byte offset {}", what, offset), {file_name, 0});
+  };
+  if (result.IsError())
+    throw invalid(result.Code() == rapidjson::kParseErrorTermination ? sax.json_error() : json_message(result.Code()),
+                  result.Offset());
+  // RapidJSON reads a NUL byte as the end of the input: anything from one on is not JSON.
+  if (!stream.at_end()) throw invalid(json_message(rapidjson::kParseErrorDocumentRootNotSingular), stream.Tell());
   return sax.finish();
 }
 

@@ -4,10 +4,10 @@
 // which the duration events are handed to a callback one at a time: complete events (ph "X",
 // ts and dur in microseconds, pid, tid, name, cat) as they come, and each begin/end pair (ph
 // "B" then "E" on the same pid and tid, nested) as one event when its "E" arrives. The file is
-// read by nlohmann::json's SAX parser over a stream (gzip-decompressed on the fly when it
-// starts with the gzip magic bytes) whose handler builds no JSON values and keeps only the
-// fields it needs, so a trace of hundreds of MB never sits in memory: only the current event
-// does, and the "B" events still open.
+// read by RapidJSON's SAX reader over a stream (gzip-decompressed on the fly when it starts
+// with the gzip magic bytes) whose handler builds no JSON values and keeps only the fields it
+// needs, so a trace of hundreds of MB never sits in memory: only the current event does, and
+// the "B" events still open.
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -47,9 +47,8 @@ struct TraceLimits {
   uint64_t max_bytes = uint64_t{1} << 30;  // JSON after decompression (1 GiB)
   int64_t max_events = int64_t{1} << 23;   // entries of traceEvents (8M: <= 256 MiB of spans)
 };
-// A kernel name is KBs; a longer string or number, or run of whitespace and brackets between
-// tokens, is not a trace (nlohmann::json's lexer holds each in memory whole). Counted from the
-// end of the last string or number: the bytes after it up to the end of the next one.
+// A kernel name is KBs; a longer string or number (the parser holds each in memory whole), or
+// run of whitespace and brackets between other tokens, is not a trace.
 inline constexpr uint64_t kMaxTraceTokenBytes = uint64_t{16} << 20;
 
 // Throws InputError naming `file_name` and the offending key (`traceEvents[12].dur`) for bad

@@ -1,0 +1,146 @@
+#pragma once
+// The input of RapidJSON's SAX reader for a trace: the trace's bytes (plain or inflated) in
+// 64 KiB blocks, within bounds on what a hostile file can make the reader hold or do (issue 16,
+// H5: a 4 MB gzip can inflate to GiBs).
+//   - Bytes after decompression: at most max_bytes; past it the stream ends and error() says so.
+//   - Runs of whitespace and brackets (and commas and colons): at most max_run_bytes after the
+//     last byte of anything else (a string, number or literal); checked as each block is handed
+//     out, by scanning the block back from its end, so nothing is scanned per byte on the way.
+//   - Strings and numbers: RapidJSON copies each onto its stack; TokenStackAllocator refuses to
+//     grow that stack past twice max_run_bytes, and the reader's handler refuses a string or
+//     number longer than max_run_bytes, so memory stays bounded whatever the input.
+// The parser then fails on the cut; the caller reports error() instead.
+#include <rapidjson/rapidjson.h>
+#include <rapidjson/stream.h>
+
+#include <array>
+#include <cassert>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <new>
+#include <streambuf>
+#include <string>
+
+namespace mhcsim::traces {
+
+// The blocks of one trace, handed out to a BoundedJsonStream.
+class BoundedJsonSource {
+ public:
+  BoundedJsonSource(std::streambuf& source, uint64_t max_bytes, uint64_t max_run_bytes)
+      : source_(source), max_bytes_(max_bytes), max_run_bytes_(max_run_bytes) {}
+  BoundedJsonSource(const BoundedJsonSource&) = delete;
+  BoundedJsonSource& operator=(const BoundedJsonSource&) = delete;
+
+  // Empty while within the limits; otherwise which limit was passed.
+  const std::string& error() const { return error_; }
+  // The message of the run limit (also that of a string or number past max_run_bytes).
+  std::string run_error() const;
+
+  // Everything handed out so far, up to `end`, was read: hands out the next bytes as [cur, end)
+  // and `offset`, the stream offset of cur minus its address; leaves cur == end at the end of
+  // the input or past a limit.
+  void next(const char*& cur, const char*& end, uintptr_t& offset);
+
+ private:
+  static constexpr size_t kBlockBytes = size_t{1} << 16;
+
+  std::streambuf& source_;
+  uint64_t max_bytes_;
+  uint64_t max_run_bytes_;
+  uint64_t bytes_ = 0;               // read from the source
+  uint64_t base_ = 0;                // offset of block_[0] in the stream
+  uint64_t mark_ = 0;                // offset just past the last byte not in a run
+  size_t filled_ = 0;                // bytes of block_ read from the source
+  const char* scan_from_ = nullptr;  // start of the bytes handed out last
+  bool done_ = false;                // the source is used up
+  std::string error_;
+  std::array<char, kBlockBytes> block_{};
+};
+
+// RapidJSON's input stream concept (Peek, Take, Tell) over a BoundedJsonSource: a pointer pair
+// into the current block; '\0' at the end of the input, as RapidJSON expects (a NUL byte in the
+// input reads alike: at_end() tells them apart). Not an output stream: in-situ parsing
+// (kParseInsituFlag) is not supported.
+class BoundedJsonStream {
+ public:
+  using Ch = char;
+  explicit BoundedJsonStream(BoundedJsonSource& source) : source_(&source) {}
+
+  Ch Peek() const {
+    if (cur_ == end_) [[unlikely]]
+      return refill();
+    return *cur_;
+  }
+  Ch Take() {
+    if (cur_ == end_) [[unlikely]] {
+      refill();
+      if (cur_ == end_) return '\0';
+    }
+    return *cur_++;
+  }
+  size_t Tell() const { return static_cast<size_t>(reinterpret_cast<uintptr_t>(cur_) + offset_); }
+  // True when the input is used up (or cut by a limit), not at a NUL byte.
+  bool at_end() const { return Peek() == '\0' && cur_ == end_; }
+
+  Ch* PutBegin() {
+    assert(false);
+    return nullptr;
+  }
+  void Put(Ch) { assert(false); }
+  void Flush() {}
+  size_t PutEnd(Ch*) {
+    assert(false);
+    return 0;
+  }
+
+ private:
+  // The next block's first byte, or '\0' (leaving cur_ == end_) at the end.
+  Ch refill() const {
+    source_->next(cur_, end_, offset_);
+    return cur_ == end_ ? '\0' : *cur_;
+  }
+
+  mutable const char* cur_ = nullptr;
+  mutable const char* end_ = nullptr;
+  mutable uintptr_t offset_ = 0;  // Tell() = cur_ + offset_ (modulo 2^64)
+  BoundedJsonSource* source_;
+};
+
+// Thrown by TokenStackAllocator when RapidJSON's stack would pass its limit.
+struct TokenTooLong {};
+
+// RapidJSON's allocator concept for the reader's stack (which holds the string or number being
+// read): malloc, but never more than max_bytes in one block.
+class TokenStackAllocator {
+ public:
+  static const bool kNeedFree = true;
+  explicit TokenStackAllocator(size_t max_bytes = 0) : max_bytes_(max_bytes) {}
+  void* Malloc(size_t size) { return Realloc(nullptr, 0, size); }
+  void* Realloc(void* p, size_t, size_t size) {
+    if (size == 0) {
+      std::free(p);
+      return nullptr;
+    }
+    if (size > max_bytes_) throw TokenTooLong{};
+    void* q = std::realloc(p, size);
+    if (q == nullptr) throw std::bad_alloc();
+    return q;
+  }
+  static void Free(void* p) { std::free(p); }
+
+ private:
+  size_t max_bytes_;
+};
+
+}  // namespace mhcsim::traces
+
+// RapidJSON copies a stream with copyOptimization into each call that skips whitespace or reads
+// a string or number, and back: for this 32-byte stream the copies stalled on store forwarding
+// (the reader ran at half the speed it does by reference).
+namespace rapidjson {
+template <>
+struct StreamTraits<mhcsim::traces::BoundedJsonStream> {
+  enum { copyOptimization = 0 };
+};
+}  // namespace rapidjson
