@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <fmt/format.h>
+#include <functional>
 #include <map>
 #include <queue>
 
@@ -86,27 +87,37 @@ double KernelTimelineBuilder::rel_us(double ts_us) {
 }
 
 int32_t KernelTimelineBuilder::stream_of(const TraceEvent& e) {
+  if (last_stream_.is(e)) return last_stream_.id;
   key_.assign(e.pid).push_back('\0');
   key_.append(e.tid);
-  const auto it = stream_index_.find(key_);
-  if (it != stream_index_.end()) return it->second;
-  if (stream_pid_.size() == kMaxTraceStreams) too_many("kernels");
-  const auto id = static_cast<int32_t>(stream_pid_.size());
-  stream_index_.emplace(key_, id);
-  stream_pid_.push_back(e.pid);
-  timeline_.streams.push_back({0, fmt::format("pid {} tid {}", e.pid, e.tid)});
+  int32_t id = 0;
+  if (const auto it = stream_index_.find(key_); it != stream_index_.end()) {
+    id = it->second;
+  } else {
+    if (stream_pid_.size() == kMaxTraceStreams) too_many("kernels");
+    id = static_cast<int32_t>(stream_pid_.size());
+    stream_index_.emplace(key_, id);
+    stream_pid_.push_back(e.pid);
+    timeline_.streams.push_back({0, fmt::format("pid {} tid {}", e.pid, e.tid)});
+  }
+  last_stream_.set(e, id);
   return id;
 }
 
 int32_t KernelTimelineBuilder::thread_of(const TraceEvent& e) {
+  if (last_thread_.is(e)) return last_thread_.id;
   key_.assign(e.pid).push_back('\0');
   key_.append(e.tid);
-  const auto it = thread_index_.find(key_);
-  if (it != thread_index_.end()) return it->second;
-  if (thread_key_.size() == kMaxTraceStreams) too_many("launches and annotations");
-  const auto id = static_cast<int32_t>(thread_key_.size());
-  thread_index_.emplace(key_, id);
-  thread_key_.push_back(key_);
+  int32_t id = 0;
+  if (const auto it = thread_index_.find(key_); it != thread_index_.end()) {
+    id = it->second;
+  } else {
+    if (thread_key_.size() == kMaxTraceStreams) too_many("launches and annotations");
+    id = static_cast<int32_t>(thread_key_.size());
+    thread_index_.emplace(key_, id);
+    thread_key_.push_back(key_);
+  }
+  last_thread_.set(e, id);
   return id;
 }
 
@@ -126,13 +137,30 @@ std::string_view KernelTimelineBuilder::store(const std::string& name) {
   return stored;
 }
 
+void KernelTimelineBuilder::grow_names() {
+  std::vector<NameSlot> slots(name_slots_.empty() ? size_t{1} << 10 : name_slots_.size() * 2);
+  const size_t mask = slots.size() - 1;
+  for (const NameSlot& s : name_slots_) {
+    if (s.id == kNoName) continue;
+    size_t i = s.hash & mask;
+    while (slots[i].id != kNoName) i = (i + 1) & mask;
+    slots[i] = s;
+  }
+  name_slots_ = std::move(slots);
+}
+
 uint32_t KernelTimelineBuilder::name_of(const std::string& name) {
-  if (const auto it = name_index_.find(std::string_view(name)); it != name_index_.end()) return it->second;
+  // At most half full, so probes are short and end at an empty slot.
+  if (2 * (timeline_.names.size() + 1) > name_slots_.size()) grow_names();
+  const auto hash = static_cast<uint32_t>(std::hash<std::string_view>{}(name));
+  const size_t mask = name_slots_.size() - 1;
+  size_t i = hash & mask;
+  for (; name_slots_[i].id != kNoName; i = (i + 1) & mask)
+    if (name_slots_[i].hash == hash && timeline_.names[name_slots_[i].id] == name) return name_slots_[i].id;
   const auto id = static_cast<uint32_t>(timeline_.names.size());
   if (id == kNoName) throw InputError("traceEvents", "more than 2^32 - 1 distinct kernel names");
-  const std::string_view stored = store(name);
-  timeline_.names.push_back(stored);
-  name_index_.emplace(stored, id);
+  timeline_.names.push_back(store(name));
+  name_slots_[i] = {hash, id};
   name_class_.push_back(classifier_.kernel_class(name));
   return id;
 }
@@ -145,20 +173,36 @@ std::optional<AnnotationClass> KernelTimelineBuilder::annotation_of(const std::s
   return a;
 }
 
+KernelTimelineBuilder::Role KernelTimelineBuilder::role_of(const std::string& cat) {
+  // A trace has a few dozen categories: each is classified once (a bounded number of them).
+  constexpr size_t kMaxCached = 64, kMaxCachedChars = 256;
+  for (const auto& [c, role] : roles_)
+    if (c == cat) return role;
+  Role role = Role::Kernel;
+  if (classifier_.ignored(cat))
+    role = cat == "user_annotation"       ? Role::UserAnnotation
+           : cat == "gpu_user_annotation" ? Role::GpuAnnotation
+           : cat == "cpu_op"              ? Role::CpuOp
+           : is_launch_category(cat)      ? Role::Launch
+                                          : Role::Ignored;
+  if (roles_.size() < kMaxCached && cat.size() <= kMaxCachedChars) roles_.emplace_back(cat, role);
+  return role;
+}
+
 void KernelTimelineBuilder::add(const TraceEvent& e) {
-  if (classifier_.ignored(e.cat)) {
+  const Role role = role_of(e.cat);
+  if (role != Role::Kernel) {
     ++timeline_.ignored_events;
-    const bool user = e.cat == "user_annotation", gpu = e.cat == "gpu_user_annotation", cpu_op = e.cat == "cpu_op";
-    if (user || gpu || cpu_op) {
+    if (role == Role::UserAnnotation || role == Role::GpuAnnotation || role == Role::CpuOp) {
       if (const auto a = annotation_of(e.name)) {
         const double start = rel_us(e.ts_us);
         ranges_.push_back({start, start + e.dur_us, thread_of(e),
-                           user  ? RangeKind::UserAnnotation
-                           : gpu ? RangeKind::GpuAnnotation
-                                 : RangeKind::CpuOp,
+                           role == Role::UserAnnotation  ? RangeKind::UserAnnotation
+                           : role == Role::GpuAnnotation ? RangeKind::GpuAnnotation
+                                                         : RangeKind::CpuOp,
                            *a});
       }
-    } else if (e.correlation >= 0 && is_launch_category(e.cat)) {
+    } else if (e.correlation >= 0 && role == Role::Launch) {
       launches_.push_back({e.correlation, rel_us(e.ts_us), thread_of(e)});
     }
     return;

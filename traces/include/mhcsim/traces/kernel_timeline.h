@@ -1,9 +1,9 @@
 #pragma once
 // The part of a timeline the comparison needs, the same for a measured trace and a simulated
 // step: kernel spans, each on one stream of one rank and of one op class. Names are looked up
-// in a table of distinct names while the trace streams past, so a kernel costs a 32-byte span
-// (no string); memory grows with distinct names and kernels, and the table classifies each
-// name once.
+// in a table of distinct names (open addressing, 8 bytes a slot, at most half full) while the
+// trace streams past, so a kernel costs a 32-byte span (no string); memory grows with distinct
+// names and kernels, and the table classifies each name once.
 //
 // Annotations (issue 15): a kernel's class and direction come, in this order of trust, from
 //   1. the innermost `user_annotation` range (record_function) whose name says a class, around
@@ -111,6 +111,27 @@ class KernelTimelineBuilder {
   };
 
  private:
+  // What an event's category makes it (cached per distinct category, see role_of).
+  enum class Role : uint8_t { Kernel, UserAnnotation, GpuAnnotation, CpuOp, Launch, Ignored };
+  // A slot of the name table: the name's 32-bit hash and its index in timeline_.names.
+  struct NameSlot {
+    uint32_t hash = 0;
+    uint32_t id = kNoName;  // kNoName: empty
+  };
+  // The last (pid, tid) looked up and its index: consecutive events share one most of the time.
+  struct LastKey {
+    std::string pid, tid;
+    int32_t id = -1;
+    bool is(const TraceEvent& e) const { return id >= 0 && e.tid == tid && e.pid == pid; }
+    void set(const TraceEvent& e, int32_t i) {
+      pid.assign(e.pid);
+      tid.assign(e.tid);
+      id = i;
+    }
+  };
+
+  Role role_of(const std::string& cat);
+  void grow_names();
   int32_t stream_of(const TraceEvent& e);
   int32_t thread_of(const TraceEvent& e);
   uint32_t name_of(const std::string& name);
@@ -125,8 +146,10 @@ class KernelTimelineBuilder {
   std::vector<std::string> stream_pid_;
   std::unordered_map<std::string, int32_t> thread_index_;  // CPU threads and GPU annotation streams
   std::vector<std::string> thread_key_;
-  std::string_view store(const std::string& name);             // a copy in the timeline's name_storage
-  std::unordered_map<std::string_view, uint32_t> name_index_;  // keys in name_storage
+  std::string_view store(const std::string& name);  // a copy in the timeline's name_storage
+  std::vector<NameSlot> name_slots_;                // open addressing, linear probing; power of 2
+  LastKey last_stream_, last_thread_;
+  std::vector<std::pair<std::string, Role>> roles_;  // per category seen (at most 64 kept)
   char* block_next_ = nullptr;
   size_t block_left_ = 0;
   std::vector<OpClass> name_class_;
