@@ -263,6 +263,26 @@ TEST_CASE("reader: numbers convert as strtod and int64 do, ids as before") {
   CHECK(read_all(R"({"traceEvents": [{"ph": "X", "name": "k", "ts": -0, "dur": 1}]})")[0].ts_us == 0);
 }
 
+TEST_CASE("reader: strings read in bulk: escapes and control characters anywhere, across blocks") {
+  using Catch::Matchers::Contains;
+  // A name with an escape at each position 0..40 (the bulk copy stops at quotes, backslashes
+  // and control characters, 16 bytes at a time), placed across the reader's 64 KiB blocks.
+  for (const size_t at : {size_t{0}, size_t{1}, size_t{15}, size_t{16}, size_t{17}, size_t{31}, size_t{40}}) {
+    const std::string plain = std::string(at, 'a') + "\\\"\\n\\u00e9" + std::string(50, 'b');
+    const std::string decoded = std::string(at, 'a') + "\"\n\xc3\xa9" + std::string(50, 'b');
+    for (const size_t pad : {size_t{65536 - 40}, size_t{65536 - 30 - at}, size_t{65536 - 20}}) {
+      INFO("escape at " << at << ", padding " << pad);
+      const auto events = read_all(R"({"traceEvents": [)" + std::string(pad, ' ') +
+                                   R"({"ph": "X", "ts": 0, "dur": 1, "name": ")" + plain + "\"}]}");
+      REQUIRE(events.size() == 1);
+      CHECK(events[0].name == decoded);
+    }
+    CHECK_THAT(
+        error_of(R"({"traceEvents": [{"name": ")" + std::string(at, 'a') + "\t" + std::string(30, 'b') + "\"}]}"),
+        Contains("not valid JSON: invalid escape character in string at byte offset " + std::to_string(27 + at)));
+  }
+}
+
 TEST_CASE("reader: kept strings must be valid UTF-8, ignored ones are not checked") {
   using Catch::Matchers::Contains;
   const auto trace = [](const std::string& name, const std::string& other) {
