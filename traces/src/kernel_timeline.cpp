@@ -42,6 +42,25 @@ bool is_launch_category(const std::string& cat) {
                                               what, kMaxTraceStreams));
 }
 
+// The index of an event's (pid, tid) in `index` (keyed "pid\0tid", built in `key`), remembered
+// in `last` for the next event; `add(key)` makes the index of a new one.
+template <class Last, class Add>
+int32_t pid_tid_id(const TraceEvent& e, std::string& key, Last& last, std::unordered_map<std::string, int32_t>& index,
+                   Add add) {
+  if (last.is(e)) return last.id;
+  key.assign(e.pid).push_back('\0');
+  key.append(e.tid);
+  int32_t id = 0;
+  if (const auto it = index.find(key); it != index.end()) {
+    id = it->second;
+  } else {
+    id = add(key);
+    index.emplace(key, id);
+  }
+  last.set(e, id);
+  return id;
+}
+
 // The innermost range around each point, per group: points and ranges sorted by (group, time);
 // among the ranges begun at or before the point and not yet ended, the latest begun (a max-heap
 // by start with lazy removal of ended ranges, each pushed and popped once). `found(point,
@@ -87,38 +106,20 @@ double KernelTimelineBuilder::rel_us(double ts_us) {
 }
 
 int32_t KernelTimelineBuilder::stream_of(const TraceEvent& e) {
-  if (last_stream_.is(e)) return last_stream_.id;
-  key_.assign(e.pid).push_back('\0');
-  key_.append(e.tid);
-  int32_t id = 0;
-  if (const auto it = stream_index_.find(key_); it != stream_index_.end()) {
-    id = it->second;
-  } else {
+  return pid_tid_id(e, key_, last_stream_, stream_index_, [&](const std::string&) {
     if (stream_pid_.size() == kMaxTraceStreams) too_many("kernels");
-    id = static_cast<int32_t>(stream_pid_.size());
-    stream_index_.emplace(key_, id);
     stream_pid_.push_back(e.pid);
     timeline_.streams.push_back({0, fmt::format("pid {} tid {}", e.pid, e.tid)});
-  }
-  last_stream_.set(e, id);
-  return id;
+    return static_cast<int32_t>(stream_pid_.size() - 1);
+  });
 }
 
 int32_t KernelTimelineBuilder::thread_of(const TraceEvent& e) {
-  if (last_thread_.is(e)) return last_thread_.id;
-  key_.assign(e.pid).push_back('\0');
-  key_.append(e.tid);
-  int32_t id = 0;
-  if (const auto it = thread_index_.find(key_); it != thread_index_.end()) {
-    id = it->second;
-  } else {
+  return pid_tid_id(e, key_, last_thread_, thread_index_, [&](const std::string& key) {
     if (thread_key_.size() == kMaxTraceStreams) too_many("launches and annotations");
-    id = static_cast<int32_t>(thread_key_.size());
-    thread_index_.emplace(key_, id);
-    thread_key_.push_back(key_);
-  }
-  last_thread_.set(e, id);
-  return id;
+    thread_key_.push_back(key);
+    return static_cast<int32_t>(thread_key_.size() - 1);
+  });
 }
 
 std::string_view KernelTimelineBuilder::store(const std::string& name) {
