@@ -261,6 +261,17 @@ TEST_CASE("reader: numbers convert as strtod and int64 do, ids as before") {
     }
   }
   CHECK(read_all(R"({"traceEvents": [{"ph": "X", "name": "k", "ts": -0, "dur": 1}]})")[0].ts_us == 0);
+  // A number's text is read back from the stream's buffer: also where it crosses or ends at the
+  // edge of a 64 KiB block.
+  const std::string ts = "178327074258992217533317863075796642728e-252";
+  const std::string head = R"({"traceEvents": [)";
+  const std::string event = R"({"ph": "X", "name": "k", "dur": 1, "ts": )" + ts + "}]}";
+  for (size_t end = 65536 - 3; end <= 65536 + 3 + ts.size(); ++end) {
+    INFO("number ends at byte " << end);
+    const auto events = read_all(head + std::string(end - head.size() - event.size() + 3, ' ') + event);
+    REQUIRE(events.size() == 1);
+    CHECK(events[0].ts_us == std::strtod(ts.c_str(), nullptr));
+  }
 }
 
 TEST_CASE("reader: strings read in bulk: escapes and control characters anywhere, across blocks") {

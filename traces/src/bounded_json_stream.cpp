@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "mhcsim/input_file.h"
 
@@ -29,16 +30,20 @@ void BoundedJsonSource::next(const char*& cur, const char*& end, uintptr_t& offs
   if (scan_from_ != nullptr)
     for (const char* p = end; p > scan_from_; --p)
       if (!kRunByte[static_cast<unsigned char>(p[-1])]) {
-        mark_ = base_ + static_cast<uint64_t>(p - block_.data());
+        mark_ = base_ + static_cast<uint64_t>(p - block());
         break;
       }
-  size_t at = scan_from_ == nullptr ? 0 : static_cast<size_t>(end - block_.data());
-  if (at == filled_) {  // the block is used up: read the next one
-    const auto got = source_.sgetn(block_.data(), static_cast<std::streamsize>(block_.size()));
+  size_t at = scan_from_ == nullptr ? 0 : static_cast<size_t>(end - block());
+  if (at == filled_) {  // the block is used up: keep its end and read the next one
+    const size_t keep = std::min(filled_, kKeepBytes);
+    std::memcpy(block() - keep, block() + filled_ - keep, keep);
+    kept_from_ = block();  // until the read succeeds: the kept bytes precede the old block's end
+    const auto got = source_.sgetn(block(), static_cast<std::streamsize>(kBlockBytes));
     if (got <= 0) {
       done_ = true;
       return;
     }
+    kept_from_ = block() - keep;
     base_ += filled_;
     at = 0;
     filled_ = static_cast<size_t>(got);
@@ -59,9 +64,9 @@ void BoundedJsonSource::next(const char*& cur, const char*& end, uintptr_t& offs
     return;
   }
   const size_t n = static_cast<size_t>(std::min<uint64_t>(filled_ - at, run_end - pos));
-  cur = scan_from_ = block_.data() + at;
+  cur = scan_from_ = block() + at;
   end = cur + n;
-  offset = static_cast<uintptr_t>(base_) - reinterpret_cast<uintptr_t>(block_.data());
+  offset = static_cast<uintptr_t>(base_) - reinterpret_cast<uintptr_t>(block());
 }
 
 }  // namespace mhcsim::traces

@@ -24,6 +24,7 @@
 #include <new>
 #include <streambuf>
 #include <string>
+#include <string_view>
 
 namespace mhcsim::traces {
 
@@ -45,8 +46,14 @@ class BoundedJsonSource {
   // the input or past a limit.
   void next(const char*& cur, const char*& end, uintptr_t& offset);
 
+  // Bytes before the current block stay readable this far back: the last kKeepBytes of the
+  // block before (so that the text of a number that ends at the start of a block can be read).
+  const char* kept_from() const { return kept_from_; }
+  static constexpr size_t kKeepBytes = 1024;
+
  private:
   static constexpr size_t kBlockBytes = size_t{1} << 16;
+  char* block() { return buffer_.data() + kKeepBytes; }
 
   std::streambuf& source_;
   uint64_t max_bytes_;
@@ -58,7 +65,8 @@ class BoundedJsonSource {
   const char* scan_from_ = nullptr;  // start of the bytes handed out last
   bool done_ = false;                // the source is used up
   std::string error_;
-  std::array<char, kBlockBytes> block_{};
+  std::array<char, kKeepBytes + kBlockBytes> buffer_{};  // kept bytes, then the block
+  const char* kept_from_ = buffer_.data() + kKeepBytes;
 };
 
 // RapidJSON's input stream concept (Peek, Take, Tell) over a BoundedJsonSource: a pointer pair
@@ -85,6 +93,19 @@ class BoundedJsonStream {
   size_t Tell() const { return static_cast<size_t>(reinterpret_cast<uintptr_t>(cur_) + offset_); }
   // True when the input is used up (or cut by a limit), not at a NUL byte.
   bool at_end() const { return Peek() == '\0' && cur_ == end_; }
+
+  // The text of the number that ends where the stream is (RapidJSON's Double() is called there),
+  // or empty when it started more than BoundedJsonSource::kKeepBytes before the block.
+  std::string_view number_before() const {
+    const char* p = cur_;
+    const char* const from = source_->kept_from();
+    const auto number_byte = [](char c) {
+      return (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E';
+    };
+    while (p != from && number_byte(p[-1])) --p;
+    if (p == from || p == cur_) return {};
+    return {p, static_cast<size_t>(cur_ - p)};
+  }
 
   // The bytes of the block not read yet, for the bulk paths below; skip_to(p) reads up to p.
   const char* buffered() const { return cur_; }

@@ -56,8 +56,13 @@ struct PendingEvent {
 // in json_error() (RapidJSON then reports where it stopped).
 class TraceSax : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TraceSax> {
  public:
-  TraceSax(std::string file, const EventSink& sink, int64_t max_events, uint64_t max_token_bytes)
-      : file_(std::move(file)), sink_(sink), max_events_(max_events), max_token_bytes_(max_token_bytes) {}
+  TraceSax(const BoundedJsonStream& stream, std::string file, const EventSink& sink, int64_t max_events,
+           uint64_t max_token_bytes)
+      : stream_(stream),
+        file_(std::move(file)),
+        sink_(sink),
+        max_events_(max_events),
+        max_token_bytes_(max_token_bytes) {}
 
   // Why the handler stopped the parse (kParseErrorTermination), for the caller's message.
   const char* json_error() const { return json_error_; }
@@ -65,29 +70,24 @@ class TraceSax : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TraceSax
   bool Null() { return scalar("null"); }
   bool Bool(bool) { return scalar("a boolean"); }
 
-  // Numbers come as text (kParseNumbersAsStringsFlag), NUL-terminated, already checked against
-  // JSON's grammar.
-  bool RawNumber(const char* text, rapidjson::SizeType length, bool) {
-    const std::string_view v(text, length);
-    if (v.size() > max_token_bytes_) throw TokenTooLong{};
-    if (!at_member()) return outside_event("a number");
-    if (where_ == Where::Args) {
-      int64_t id = 0;
-      if (field_ == Field::Correlation && as_integer(v, id) && id >= 0) ev_.event.correlation = id;
-      return true;
+  // Integers within 64 bits come as they are; any other number (a fraction, an exponent, past
+  // 64 bits) as RapidJSON's double, which is not always correctly rounded: where it is kept,
+  // its text, still in the stream's buffer, is converted instead.
+  bool Int(int v) { return integer(v); }
+  bool Uint(unsigned v) { return integer(v); }
+  bool Int64(int64_t v) { return integer(v); }
+  bool Uint64(uint64_t v) {
+    // As nlohmann did: past int64, a double.
+    if (v <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return integer(static_cast<int64_t>(v));
+    return real(static_cast<double>(v));
+  }
+  bool Double(double v) {
+    if (at_member() && where_ == Where::Event &&
+        (field_ == Field::Ts || field_ == Field::Dur || field_ == Field::Pid || field_ == Field::Tid)) {
+      // A number longer than the stream keeps (1 KiB) is taken as RapidJSON rounded it.
+      if (const std::string_view text = stream_.number_before(); !text.empty() && !as_double(text, v)) return false;
     }
-    switch (field_) {
-      case Field::Ts:
-        return as_double(text, v, ev_.ts);
-      case Field::Dur:
-        return as_double(text, v, ev_.dur);
-      case Field::Pid:
-        return number_id(text, v, ev_.event.pid);
-      case Field::Tid:
-        return number_id(text, v, ev_.event.tid);
-      default:
-        return true;
-    }
+    return real(v);
   }
 
   bool String(const char* text, rapidjson::SizeType length, bool) {
@@ -266,47 +266,65 @@ class TraceSax : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TraceSax
     throw InputError("traceEvents", fmt::format("expected an array of events (got {})", got), {file_, 0});
   }
 
-  // Numbers are converted as nlohmann::json did before (issue 15, item 5): an integer within
-  // int64 as one, any other number correctly rounded to a double (std::from_chars, as strtod
-  // does); infinity is an error, underflow to zero or a subnormal is not.
-  // (A fraction or exponent stops from_chars before the end: not an integer.)
-  static bool as_integer(std::string_view v, int64_t& out) {
-    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
-    return ec == std::errc{} && end == v.data() + v.size();
-  }
-  // `text` is NUL-terminated (RapidJSON's copy of the number).
-  bool as_double(const char* text, std::string_view v, double& out) {
-    if (int64_t i = 0; as_integer(v, i)) {
-      out = static_cast<double>(i);
+  // A number directly in an event or its args.
+  bool integer(int64_t v) {
+    if (!at_member()) return outside_event("a number");
+    if (where_ == Where::Args) {
+      if (field_ == Field::Correlation && v >= 0) ev_.event.correlation = v;
       return true;
     }
-    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
-    if (ec == std::errc{} && end == v.data() + v.size()) return true;
-    // Out of range: subnormal or zero is a value, infinity is not.
-    out = std::strtod(text, nullptr);
+    switch (field_) {
+      case Field::Ts:
+        ev_.ts = static_cast<double>(v);
+        break;
+      case Field::Dur:
+        ev_.dur = static_cast<double>(v);
+        break;
+      case Field::Pid:
+      case Field::Tid: {
+        std::string& id = field_ == Field::Pid ? ev_.event.pid : ev_.event.tid;
+        char buf[24];
+        const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+        id.assign(buf, end);
+        break;
+      }
+      default:
+        break;
+    }
+    return true;
+  }
+  bool real(double v) {
+    if (!at_member()) return outside_event("a number");
+    if (where_ == Where::Args) return true;  // a correlation that is not an id: ignored
+    switch (field_) {
+      case Field::Ts:
+        ev_.ts = v;
+        break;
+      case Field::Dur:
+        ev_.dur = v;
+        break;
+      case Field::Pid:
+      case Field::Tid: {
+        std::string& id = field_ == Field::Pid ? ev_.event.pid : ev_.event.tid;
+        id.clear();
+        fmt::format_to(std::back_inserter(id), "{}", v);
+        break;
+      }
+      default:
+        break;
+    }
+    return true;
+  }
+  // The text of a number as nlohmann converted it (strtod, correctly rounded; std::from_chars
+  // is too): infinity is an error, underflow to zero or a subnormal is not.
+  bool as_double(std::string_view text, double& out) {
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+    if (ec == std::errc{} && end == text.data() + text.size()) return true;
+    scratch_.assign(text);  // out of range: strtod says which way
+    out = std::strtod(scratch_.c_str(), nullptr);
     if (std::isfinite(out)) return true;
     json_error_ = "number too big to be stored in double";
     return false;
-  }
-  bool as_double(const char* text, std::string_view v, std::optional<double>& out) {
-    double d = 0;
-    if (!as_double(text, v, d)) return false;
-    out = d;
-    return true;
-  }
-  // Ids are kept as text: an integer as written, another number as fmt prints it.
-  bool number_id(const char* text, std::string_view v, std::string& id) {
-    char buf[24];
-    if (int64_t i = 0; as_integer(v, i)) {
-      const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, i);
-      id.assign(buf, end);
-      return true;
-    }
-    double d = 0;
-    if (!as_double(text, v, d)) return false;
-    id.clear();
-    fmt::format_to(std::back_inserter(id), "{}", d);
-    return true;
   }
   // A kept string: names reach JSON output, so they must be valid UTF-8 (as nlohmann checked).
   bool keep(std::string_view v, std::string& out) {
@@ -387,7 +405,9 @@ class TraceSax : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TraceSax
     }
   }
 
+  const BoundedJsonStream& stream_;  // where a number's text is read back
   std::string file_;
+  std::string scratch_;
   const EventSink& sink_;
   int64_t max_events_;
   uint64_t max_token_bytes_;
@@ -405,15 +425,17 @@ class TraceSax : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TraceSax
   ReadStats stats_;
 };
 
-// RapidJSON's parse flags. Numbers as text: TraceSax converts the few it keeps with
-// std::from_chars, correctly rounded as nlohmann (strtod) did; RapidJSON 1.1.0's own
-// kParseFullPrecisionFlag rounds some long inputs wrongly (17 of 2M random numbers of 17-40
-// digits differed from strtod) and makes NaN of some that overflow. Recursive, not
+// RapidJSON's parse flags: none. Numbers: integers within 64 bits arrive exact; for the few
+// other numbers the reader keeps, TraceSax converts their text with std::from_chars, correctly
+// rounded as nlohmann (strtod) did. Neither kParseFullPrecisionFlag (RapidJSON 1.1.0 rounds
+// some long inputs wrongly with it: 17 of 2M random numbers of 17-40 digits differed from
+// strtod, and some that overflow became NaN) nor kParseNumbersAsStringsFlag (exact, but every
+// number's text is copied twice onto RapidJSON's stack: ~10% slower) is needed. Recursive, not
 // kParseIterativeFlag: TraceSax refuses a 257th level as it opens, before RapidJSON recurses
-// into it, so the recursion is at most 256 levels (tested with 1M '['), and the recursive
-// parser is faster (IterativeParse keeps its state on the heap stack and dispatches through a
-// state table per token).
-constexpr unsigned kParseFlags = rapidjson::kParseNumbersAsStringsFlag;
+// into it, so the recursion is at most 256 levels (tested with 1M '[', also under ASan), and
+// the recursive parser was ~10% faster in the bench (IterativeParse keeps its state on a heap
+// stack and dispatches through a state table per token).
+constexpr unsigned kParseFlags = rapidjson::kParseDefaultFlags;
 
 // RapidJSON's message, "Invalid value." as "invalid value".
 std::string json_message(rapidjson::ParseErrorCode code) {
@@ -439,7 +461,7 @@ ReadStats read_chrome_trace(std::istream& in, const std::string& file_name, cons
     if (gz && !gz->error().empty()) throw InputError("", gz->error(), {file_name, 0});
     if (!bytes.error().empty()) throw InputError("", bytes.error(), {file_name, 0});
   };
-  TraceSax sax(file_name, sink, limits.max_events, kMaxTraceTokenBytes);
+  TraceSax sax(stream, file_name, sink, limits.max_events, kMaxTraceTokenBytes);
   // The reader's stack holds the string or number being read: it grows by half its size at a
   // time, so twice the token limit holds any token within it.
   TokenStackAllocator stack_allocator(2 * kMaxTraceTokenBytes + 1024);
