@@ -6,9 +6,10 @@
 //   - Runs of whitespace and brackets (and commas and colons): at most max_run_bytes after the
 //     last byte of anything else (a string, number or literal); checked as each block is handed
 //     out, by scanning the block back from its end, so nothing is scanned per byte on the way.
-//   - Strings and numbers: RapidJSON copies each onto its stack; TokenStackAllocator refuses to
-//     grow that stack past twice max_run_bytes, and the reader's handler refuses a string or
-//     number longer than max_run_bytes, so memory stays bounded whatever the input.
+//   - Strings (and keys): RapidJSON copies each onto its stack; TokenStackAllocator refuses to
+//     grow that stack past twice max_run_bytes, and the reader's handler refuses a string
+//     longer than max_run_bytes, so memory stays bounded whatever the input. Numbers are not
+//     held (their digits go by as the parser reads them).
 // The parser then fails on the cut; the caller reports error() instead.
 #include <rapidjson/reader.h>
 #ifdef __SSE2__
@@ -38,7 +39,7 @@ class BoundedJsonSource {
 
   // Empty while within the limits; otherwise which limit was passed.
   const std::string& error() const { return error_; }
-  // The message of the run limit (also that of a string or number past max_run_bytes).
+  // The message of the run limit (also that of a string past max_run_bytes).
   std::string run_error() const;
 
   // Everything handed out so far, up to `end`, was read: hands out the next bytes as [cur, end)
@@ -139,7 +140,7 @@ class BoundedJsonStream {
 // Thrown by TokenStackAllocator when RapidJSON's stack would pass its limit.
 struct TokenTooLong {};
 
-// RapidJSON's allocator concept for the reader's stack (which holds the string or number being
+// RapidJSON's allocator concept for the reader's stack (which holds the string being
 // read): malloc, but never more than max_bytes in one block.
 class TokenStackAllocator {
  public:

@@ -47,7 +47,7 @@ struct PendingEvent {
 
 // SAX handler for RapidJSON's Reader. It builds no JSON values: keys are compared in place,
 // the strings kept (name, cat, ph, pid, tid) are copied into buffers that keep their capacity
-// from one event to the next, numbers arrive as text and only those kept are converted, and
+// from one event to the next, only the numbers kept are converted, and
 // everything else is dropped as it arrives. depth_ counts the open objects and arrays; the
 // events array's elements sit at events_depth_ (1 for a bare array, 2 inside the root object),
 // an event's members one deeper, and args' members one deeper still (only args.correlation is

@@ -47,8 +47,8 @@ struct TraceLimits {
   uint64_t max_bytes = uint64_t{1} << 30;  // JSON after decompression (1 GiB)
   int64_t max_events = int64_t{1} << 23;   // entries of traceEvents (8M: <= 256 MiB of spans)
 };
-// A kernel name is KBs; a longer string or number (the parser holds each in memory whole), or
-// run of whitespace and brackets between other tokens, is not a trace.
+// A kernel name is KBs; a longer string (the parser holds it in memory whole), or run of
+// whitespace and brackets between other tokens, is not a trace.
 inline constexpr uint64_t kMaxTraceTokenBytes = uint64_t{16} << 20;
 
 // Throws InputError naming `file_name` and the offending key (`traceEvents[12].dur`) for bad
