@@ -71,7 +71,7 @@ struct Point {
   uint32_t index = 0;  // the caller's
 };
 template <class Found>
-void innermost(std::vector<Point>& points, std::vector<std::pair<int64_t, const Range*>>& ranges, Found found) {
+void innermost(LargeVector<Point>& points, std::vector<std::pair<int64_t, const Range*>>& ranges, Found found) {
   std::sort(points.begin(), points.end(),
             [](const Point& a, const Point& b) { return a.group != b.group ? a.group < b.group : a.t < b.t; });
   std::sort(ranges.begin(), ranges.end(), [](const auto& a, const auto& b) {
@@ -123,23 +123,19 @@ int32_t KernelTimelineBuilder::thread_of(const TraceEvent& e) {
 }
 
 std::string_view KernelTimelineBuilder::store(const std::string& name) {
-  constexpr size_t kBlockBytes = size_t{1} << 20;  // names are bump-allocated in 1 MiB blocks
+  // Names are appended to blocks of (at least) one huge page that never reallocate, so the
+  // views into them stay valid.
   auto& blocks = timeline_.name_storage;
-  if (name.size() > block_left_) {
-    const size_t bytes = std::max(kBlockBytes, name.size());
-    blocks.push_back(std::make_unique_for_overwrite<char[]>(bytes));
-    block_next_ = blocks.back().get();
-    block_left_ = bytes;
-  }
-  std::copy(name.begin(), name.end(), block_next_);
-  const std::string_view stored(block_next_, name.size());
-  block_next_ += name.size();
-  block_left_ -= name.size();
-  return stored;
+  if (blocks.empty() || blocks.back().capacity() - blocks.back().size() < name.size())
+    blocks.emplace_back().reserve(std::max(kHugePageBytes, name.size()));
+  auto& block = blocks.back();
+  const size_t at = block.size();
+  block.insert(block.end(), name.begin(), name.end());
+  return {block.data() + at, name.size()};
 }
 
 void KernelTimelineBuilder::grow_names() {
-  std::vector<NameSlot> slots(name_slots_.empty() ? size_t{1} << 10 : name_slots_.size() * 2);
+  LargeVector<NameSlot> slots(name_slots_.empty() ? size_t{1} << 10 : name_slots_.size() * 2);
   const size_t mask = slots.size() - 1;
   for (const NameSlot& s : name_slots_) {
     if (s.id == kNoName) continue;
@@ -221,8 +217,8 @@ void KernelTimelineBuilder::resolve() {
   timeline_.sources.annotation_ranges = static_cast<int64_t>(ranges_.size());
   auto& spans = timeline_.spans;
   // Annotation of each kernel (index into ranges_ order kept stable) and how it was found.
-  std::vector<const Range*> found(spans.size(), nullptr);
-  std::vector<uint8_t> how(spans.size(), 0);
+  LargeVector<const Range*> found(spans.size(), nullptr);
+  LargeVector<uint8_t> how(spans.size(), 0);
 
   // 1-3: per launch, by correlation. Pids of the threads, for 2.
   if (!launches_.empty() && !kernel_correlation_.empty()) {
@@ -233,10 +229,10 @@ void KernelTimelineBuilder::resolve() {
       const auto pid = key.substr(0, key.find('\0'));
       pid_of_thread[t] = pid_ids.try_emplace(pid, static_cast<int64_t>(pid_ids.size())).first->second;
     }
-    std::vector<const Range*> launch_range(launches_.size(), nullptr);
-    std::vector<uint8_t> launch_how(launches_.size(), 0);
+    LargeVector<const Range*> launch_range(launches_.size(), nullptr);
+    LargeVector<uint8_t> launch_how(launches_.size(), 0);
     const auto pass = [&](RangeKind kind, bool by_process, uint8_t tag) {
-      std::vector<Point> points;
+      LargeVector<Point> points;
       for (uint32_t i = 0; i < launches_.size(); ++i)
         if (!launch_range[i]) {
           const auto t = static_cast<size_t>(launches_[i].thread);
@@ -255,7 +251,7 @@ void KernelTimelineBuilder::resolve() {
     pass(RangeKind::UserAnnotation, true, 2);
     pass(RangeKind::CpuOp, false, 3);
     // Join launches and kernels on the correlation id (sorted merge).
-    std::vector<uint32_t> order(launches_.size());
+    LargeVector<uint32_t> order(launches_.size());
     for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
     std::sort(order.begin(), order.end(),
               [&](uint32_t a, uint32_t b) { return launches_[a].correlation < launches_[b].correlation; });
@@ -277,7 +273,7 @@ void KernelTimelineBuilder::resolve() {
         if (const auto it = stream_index_.find(thread_key_[static_cast<size_t>(r.where)]); it != stream_index_.end())
           rs.emplace_back(it->second, &r);
     if (!rs.empty()) {
-      std::vector<Point> points;
+      LargeVector<Point> points;
       for (uint32_t i = 0; i < spans.size(); ++i)
         if (!found[i]) points.push_back({spans[i].stream, spans[i].start_seconds / kUs, i});
       innermost(points, rs, [&](const Point& p, const Range& r) {

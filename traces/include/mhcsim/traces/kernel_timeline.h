@@ -29,6 +29,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "mhcsim/large_vector.h"
 #include "mhcsim/traces/chrome_trace.h"
 #include "mhcsim/traces/classify.h"
 
@@ -62,9 +63,9 @@ struct ClassSources {
 
 struct KernelTimeline {
   std::vector<StreamInfo> streams;
-  std::vector<KernelSpan> spans;
-  std::vector<std::string_view> names;                // distinct kernel names, in name_storage
-  std::vector<std::unique_ptr<char[]>> name_storage;  // blocks of names, never moved
+  LargeVector<KernelSpan> spans;
+  LargeVector<std::string_view> names;          // distinct kernel names, in name_storage
+  std::vector<LargeVector<char>> name_storage;  // blocks of names, never reallocated
   int32_t ranks = 0;
   int64_t ignored_events = 0;  // duration events of ignored categories (CPU ops, annotations)
   ClassSources sources;
@@ -147,16 +148,14 @@ class KernelTimelineBuilder {
   std::unordered_map<std::string, int32_t> thread_index_;  // CPU threads and GPU annotation streams
   std::vector<std::string> thread_key_;
   std::string_view store(const std::string& name);  // a copy in the timeline's name_storage
-  std::vector<NameSlot> name_slots_;                // open addressing, linear probing; power of 2
+  LargeVector<NameSlot> name_slots_;                // open addressing, linear probing; power of 2
   LastKey last_stream_, last_thread_;
   std::vector<std::pair<std::string, Role>> roles_;  // per category seen (at most 64 kept)
-  char* block_next_ = nullptr;
-  size_t block_left_ = 0;
-  std::vector<OpClass> name_class_;
+  LargeVector<OpClass> name_class_;
   std::unordered_map<std::string, std::optional<AnnotationClass>> annotation_cache_;
-  std::vector<Range> ranges_;
-  std::vector<Launch> launches_;
-  std::vector<std::pair<int64_t, uint32_t>> kernel_correlation_;  // (correlation, span)
+  LargeVector<Range> ranges_;
+  LargeVector<Launch> launches_;
+  LargeVector<std::pair<int64_t, uint32_t>> kernel_correlation_;  // (correlation, span)
   std::optional<double> base_us_;                                 // ts of the first event kept
 };
 
