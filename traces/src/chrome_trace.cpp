@@ -91,8 +91,7 @@ class TraceSax : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TraceSax
   }
 
   bool String(const char* text, rapidjson::SizeType length, bool) {
-    const std::string_view v(text, length);
-    if (v.size() > max_token_bytes_) throw TokenTooLong{};
+    const std::string_view v = token(text, length);
     if (!at_member()) return outside_event("a string");
     if (where_ == Where::Args) return true;
     switch (field_) {
@@ -121,8 +120,7 @@ class TraceSax : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TraceSax
   }
 
   bool Key(const char* text, rapidjson::SizeType length, bool) {
-    const std::string_view k(text, length);
-    if (k.size() > max_token_bytes_) throw TokenTooLong{};
+    const std::string_view k = token(text, length);
     if (depth_ == events_depth_ + 1 && in_events_) {
       field_ = where_ == Where::Event ? event_field(k) : args_field(k);
     } else if (depth_ == 1 && !in_events_) {
@@ -266,6 +264,13 @@ class TraceSax : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TraceSax
     throw InputError("traceEvents", fmt::format("expected an array of events (got {})", got), {file_, 0});
   }
 
+  // A string or key as RapidJSON hands it over, within the token limit.
+  std::string_view token(const char* text, rapidjson::SizeType length) const {
+    if (length > max_token_bytes_) throw TokenTooLong{};
+    return {text, length};
+  }
+  // Ids are kept as text: an integer as written, another number as fmt prints it.
+  std::string& id_field() { return field_ == Field::Pid ? ev_.event.pid : ev_.event.tid; }
   // A number directly in an event or its args.
   bool integer(int64_t v) {
     if (!at_member()) return outside_event("a number");
@@ -282,10 +287,9 @@ class TraceSax : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TraceSax
         break;
       case Field::Pid:
       case Field::Tid: {
-        std::string& id = field_ == Field::Pid ? ev_.event.pid : ev_.event.tid;
         char buf[24];
         const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-        id.assign(buf, end);
+        id_field().assign(buf, end);
         break;
       }
       default:
@@ -305,7 +309,7 @@ class TraceSax : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TraceSax
         break;
       case Field::Pid:
       case Field::Tid: {
-        std::string& id = field_ == Field::Pid ? ev_.event.pid : ev_.event.tid;
+        std::string& id = id_field();
         id.clear();
         fmt::format_to(std::back_inserter(id), "{}", v);
         break;

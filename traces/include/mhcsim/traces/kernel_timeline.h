@@ -21,7 +21,6 @@
 // `dispatch`, and "attn(F)" makes a grouped FP8 GEMM `attention`, but neither makes an FP8
 // cast a communication nor an NCCL kernel attention. The direction comes from the annotation.
 #include <cstdint>
-#include <memory>
 #include <filesystem>
 #include <optional>
 #include <string>
