@@ -82,7 +82,7 @@ Evaluator simulated_evaluator(int64_t max_sim_ops) {
             const auto sim = sim::simulate(s);
             const double slower = sim.stats.step_seconds / est.step_seconds;
             est.step_seconds *= slower;
-            est.bubble_seconds = sim.stats.max_bubble_seconds;
+            est.bubble_seconds = sim.stats.terms().bubble_seconds;  // the pacing rank's, as `simulate`'s
             est.tokens_per_second /= slower;
             est.mfu /= slower;
             est.gpu_hours_for_budget *= slower;

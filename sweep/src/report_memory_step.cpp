@@ -117,11 +117,9 @@ reports::Section step_section(const Scenario& s) {
   const auto sim = sim::simulate(s);
   // In the terms of sim/step_terms.h, which add up to the step on both sides.
   const auto analytic = sim::analytic_step_terms(est);
-  // The simulator's rank with the largest idle: its compute, its communication with no compute
-  // under it, and the rest of its idle time (bubble = step - compute busy, metrics.h).
-  sim::RankStats worst;
-  for (const auto& r : sim.stats.ranks)
-    if (r.bubble_seconds >= worst.bubble_seconds) worst = r;
+  // The simulator's pacing rank, whose terms `simulate` reports (step_terms.h): they add up
+  // to the simulated step as the analytic ones add up to `step`'s.
+  const auto simulated = sim.stats.terms();
   reports::StackedBarChart c;
   c.title = "Step time breakdown";
   c.category_label = "model";
@@ -130,8 +128,8 @@ reports::Section step_section(const Scenario& s) {
   c.categories = {"analytic", "simulated"};
   c.values = {
       {analytic.compute_seconds, analytic.exposed_comm_seconds, analytic.grad_sync_seconds, analytic.bubble_seconds},
-      {worst.compute_busy_seconds, worst.exposed_comm_seconds, est.dp_sync_seconds,
-       std::max(0.0, worst.bubble_seconds - worst.exposed_comm_seconds)}};
+      {simulated.compute_seconds, simulated.exposed_comm_seconds, simulated.grad_sync_seconds,
+       simulated.bubble_seconds}};
   const double sim_step = sim.stats.step_seconds;  // ends with the exposed DP sync (sim/README.md)
   reports::QuantityList q{
       "step",
@@ -149,11 +147,10 @@ reports::Section step_section(const Scenario& s) {
           {q,
            reports::figure("step",
                            "Step time split into compute, exposed communication and pipeline bubble: the "
-                           "analytic model (bubble by the schedule's formula) next to the simulator "
-                           "(the rank with the largest idle; its communication with no compute under it is "
-                           "shown as exposed all-to-all). The cost "
-                           "model prices memory-bound (HBM) kernels inside the compute phases; it does not "
-                           "report them separately.",
+                           "analytic model (bubble by the schedule's formula) next to the simulator's "
+                           "pacing rank (the one with the least bubble, as `simulate` reports it; "
+                           "sim/README.md). The cost model prices memory-bound (HBM) kernels inside the "
+                           "compute phases; it does not report them separately.",
                            c),
            std::move(kinds_table), std::move(kinds_chart)}};
 }

@@ -1,12 +1,14 @@
 // Sweeps: the cross product, infeasible points kept with their reason, --top ranking,
 // results independent of the thread count, outputs that never silently replace a file, and
-// the capacity report's chunk time by op kind.
+// the capacity report's chunk time by op kind, and the simulator's terms where the report and
+// `sweep --simulate` show them.
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <variant>
@@ -16,7 +18,9 @@
 #include "mhcsim/cost/step.h"
 #include "mhcsim/error.h"
 #include "mhcsim/reports/document.h"
+#include "mhcsim/sim/simulate.h"
 #include "mhcsim/sweep/capacity_report.h"
+#include "mhcsim/sweep/evaluators.h"
 #include "mhcsim/sweep/output.h"
 #include "mhcsim/sweep/sweep.h"
 
@@ -216,6 +220,58 @@ TEST_CASE("the capacity report splits the slowest chunk's time by op kind, in HT
     CHECK_THAT(md, Catch::Contains("| " + k + " |"));
     CHECK_THAT(html, Catch::Contains(">" + k + "<"));
   }
+}
+
+// The one definition of the step's terms (sim/step_terms.h): the report's step breakdown and
+// `sweep --simulate` show the simulator's pacing rank, as `simulate` does. They showed the rank
+// with the largest idle, with its exposed communication taken off its bubble a second time:
+// on DeepSeek-V3 a simulated bar of 15.25 s beside a simulated step of 17.43 s, and no bubble.
+TEST_CASE("the report's step breakdown and sweep --simulate use the simulator's pacing rank") {
+  auto tpl = deepseek();
+  const Scenario s = tpl.instantiate({});
+  const auto simulated = sim::simulate(s).stats;
+  const auto terms = simulated.terms();
+  REQUIRE(terms.bubble_seconds > 0);
+
+  const reports::Document doc = capacity_report(s, tpl);
+  const reports::Figure* step = nullptr;
+  for (const auto& section : doc.sections)
+    for (const auto& block : section.blocks)
+      if (const auto* f = std::get_if<reports::Figure>(&block); f && f->name == "step") step = f;
+  REQUIRE(step != nullptr);
+  // model, compute, exposed communication, exposed DP sync, bubble (s): one row per model.
+  std::map<std::string, std::vector<double>> bars;
+  std::istringstream csv(step->csv);
+  std::string line;
+  std::getline(csv, line);  // header
+  while (std::getline(csv, line)) {
+    std::istringstream row(line);
+    std::string model, cell;
+    std::getline(row, model, ',');
+    while (std::getline(row, cell, ',')) bars[model].push_back(std::stod(cell));
+  }
+  REQUIRE(bars["simulated"].size() == 4);
+  REQUIRE(bars["analytic"].size() == 4);
+  double simulated_sum = 0, analytic_sum = 0;
+  for (const double v : bars["simulated"]) simulated_sum += v;
+  for (const double v : bars["analytic"]) analytic_sum += v;
+  CHECK_THAT(simulated_sum, Catch::Matchers::WithinRel(simulated.step_seconds, 1e-9));
+  CHECK_THAT(analytic_sum, Catch::Matchers::WithinRel(cost::step_estimate(s).step_seconds, 1e-9));
+  CHECK_THAT(bars["simulated"][3], Catch::Matchers::WithinRel(terms.bubble_seconds, 1e-9));
+  CHECK_THAT(bars["simulated"][1], Catch::Matchers::WithinRel(terms.exposed_comm_seconds, 1e-9));
+
+  // sweep --simulate: the bubble column is the pacing rank's share of the simulated step.
+  const Evaluator e = simulated_evaluator();
+  const Evaluation point = e.evaluate(s);
+  size_t bubble = e.metrics.size(), step_time = e.metrics.size();
+  for (size_t i = 0; i < e.metrics.size(); ++i) {
+    if (e.metrics[i].column.key == "bubble_fraction") bubble = i;
+    if (e.metrics[i].column.key == "step_time_s") step_time = i;
+  }
+  REQUIRE(bubble < e.metrics.size());
+  REQUIRE(step_time < e.metrics.size());
+  CHECK_THAT(point.values[step_time], Catch::Matchers::WithinRel(simulated.step_seconds, 1e-9));
+  CHECK_THAT(point.values[bubble], Catch::Matchers::WithinRel(terms.bubble_seconds / simulated.step_seconds, 1e-9));
 }
 
 TEST_CASE("streamed sweeps: blocks in point order, the same results, and the same top K") {
