@@ -92,9 +92,11 @@ std::string versus_verdict(const sim::VersusStep& v) {
   line += fmt::format("outside {:.0f}% / {:.0f}%; modelled reasons (step, bubble):", 100 * sim::kStepTolerance,
                       100 * sim::kBubbleTolerance);
   const auto& first = v.rows.front().terms;
-  line += fmt::format(" the schedule's own timeline vs its bubble formula {:+.1f} / {:+.1f} ms",
-                      (first.step_seconds() - v.analytic.step_seconds()) / kMs,
-                      (first.bubble_seconds - v.analytic.bubble_seconds) / kMs);
+  line += fmt::format(
+      " the timeline op by op vs step's bubble (formula, or slot by slot for the DualPipes) "
+      "{:+.1f} / {:+.1f} ms",
+      (first.step_seconds() - v.analytic.step_seconds()) / kMs,
+      (first.bubble_seconds - v.analytic.bubble_seconds) / kMs);
   for (size_t i = 1; i < v.rows.size(); ++i) {
     const auto& a = v.rows[i - 1].terms;
     const auto& b = v.rows[i].terms;

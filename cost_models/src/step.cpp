@@ -5,6 +5,7 @@
 #include "mhcsim/cost/flops.h"
 #include "mhcsim/cost/memory.h"
 #include "mhcsim/cost/rates.h"
+#include "mhcsim/schedules/slot_timeline.h"
 #include "check.h"
 #include "mhcsim/units.h"
 #include "as_double.h"
@@ -74,10 +75,10 @@ StepEstimate step_estimate(const Scenario& s) {
   const double last_exposed = (lone * last.a2a_forward_seconds() + slots.pairs * last_pairs) / visits;
   e.exposed_a2a_seconds = last_slowest ? last_exposed : middle_exposed;
   // The pipeline fills and drains through the stages before the last: their chunk's phases set
-  // the bubble (with one stage, the only chunk's), with the serialised share of its all-to-alls
-  // (the rest of the exposure is counted above, as exposed communication, not as idle time;
-  // measured against the simulator this split is within 10% of its bubble on the shipped
-  // scenarios, where phases with the whole lone-slot exposure overstate it by 20%).
+  // the 1F1B family's bubble (with one stage, the only chunk's), with the serialised share of
+  // its all-to-alls (the rest of the exposure is counted above, as exposed communication, not as
+  // idle time; measured against the simulator this split is within 10% of its bubble on the
+  // shipped scenarios). The DualPipes keep them for the `bubble` verb's table.
   const ChunkCost& through = stages > 1 ? e.middle_chunk : e.last_chunk;
   const double serialised = (1.0 - o) * through.a2a_forward_seconds();
   e.phases.f = through.forward_seconds() + serialised;
@@ -91,7 +92,34 @@ StepEstimate step_estimate(const Scenario& s) {
   e.busiest_rank = pipeline_busiest_rank(p.schedule, p.pp, p.micro_batches, middle_fb, last_fb, p.virtual_stages);
   e.busy_seconds = e.busiest_rank.middle * middle_fb + e.busiest_rank.last * last_fb;
   e.exposed_a2a_per_rank_seconds = e.busiest_rank.middle * middle_exposed + e.busiest_rank.last * last_exposed;
-  e.bubble_seconds = pipeline_bubble_seconds(p.schedule, p.pp, p.micro_batches, e.phases, p.virtual_stages);
+  if (dual) {
+    // The DualPipes' README formula holds for identical stages only; with the last stage at its
+    // own price the end ranks' waits are differences of paths through the schedule with no
+    // closed form (sim/README.md), so their bubble is read off the slot-level timeline, each
+    // slot priced as above: lone slots expose their all-to-alls whole, F&B pairs what outlasts
+    // the partner's compute.
+    const auto slot_prices = [&](const ChunkCost& c) {
+      const double a2a = c.a2a_forward_seconds();
+      schedules::SlotPrices sp;
+      sp.forward_seconds = c.forward_seconds() + a2a;
+      sp.backward_seconds = c.backward_seconds() + a2a;
+      sp.backward_input_seconds = c.backward_seconds() - c.backward_weight_seconds() + a2a;
+      sp.weight_seconds = c.backward_weight_seconds();
+      return sp;
+    };
+    schedules::StageSlotPrices prices{slot_prices(mid), slot_prices(last), {}};
+    for (int fl = 0; fl < 2; ++fl)
+      for (int bl = 0; bl < 2; ++bl) {
+        const ChunkCost& f = fl ? last : mid;
+        const ChunkCost& b = bl ? last : mid;
+        prices.forward_backward_seconds[fl][bl] = f.forward_seconds() + b.backward_seconds() + pair_exposed(f, b);
+      }
+    const schedules::ScheduleSpec spec{p.schedule, static_cast<int32_t>(p.pp), static_cast<int32_t>(p.micro_batches),
+                                       1};
+    e.bubble_seconds = std::max(0.0, schedules::dual_pipe_least_idle_seconds(spec, prices));
+  } else {
+    e.bubble_seconds = pipeline_bubble_seconds(p.schedule, p.pp, p.micro_batches, e.phases, p.virtual_stages);
+  }
 
   // Stage-boundary transfers on the critical path (sim/README.md). DualPipe's reference commits
   // every slot with batch_isend_irecv and waits for it, so each F and B a rank runs waits for

@@ -28,7 +28,7 @@ StagePrices stage_prices(const Scenario& scenario) {
 
 Simulation simulate(const Scenario& scenario) {
   const auto spec = schedule_spec_from(scenario.parallel);
-  validate(spec);  // schedule errors before pricing errors
+  check_simulable(spec);  // schedule errors before pricing errors
   return simulate(spec, stage_prices(scenario));
 }
 

@@ -5,6 +5,7 @@ namespace mhcsim::sim {
 Simulation simulate(const ScheduleSpec& spec, const StagePrices& prices) {
   Simulation s;
   s.spec = spec;
+  check_simulable(spec);  // the schedule's shape and the simulator's op ids
   s.program = generate_program(spec);
   s.graph = build_op_graph(s.program, prices);
   s.timeline = run(s.graph);

@@ -106,16 +106,14 @@ TEST_CASE("shipped training scenarios: simulate agrees with step within 5% (step
             << " s; bubble " << v.simulated().bubble_seconds << " vs " << v.analytic.bubble_seconds);
   CHECK_THAT(v.simulated().step_seconds(), WithinRel(sim.stats.step_seconds, 1e-12));  // the terms add up
   CHECK_THAT(v.analytic.step_seconds(), WithinRel(cost::step_estimate(s).step_seconds, 1e-12));
-  // Issue 15's acceptance: the simulated step within 5% of step, the bubble within 10%. Not
-  // met on DeepSeek-V3's bubble (-28.5%: 599 vs 837 ms, 1.4% of the step; sim/README.md says
-  // what is known of it): the end ranks hold the heavier last stage (MTP block and two heads),
-  // whose own lone slots fill part of what the formula, priced with the middle chunk's phases,
-  // counts as idle, and the gap grows with parallel.overlap (-1.1% at 0). Held to 2% of the step.
+  // Issue 15's acceptance: the simulated step within 5% of step, the bubble within 10%. (The
+  // DualPipes' README formula missed DeepSeek-V3's bubble by -28.5%, 837 vs 599 ms: `step` now
+  // reads it off the slot-level timeline, cost_models/src/step.cpp.)
+  CHECK(v.within_bounds());
   CHECK(std::abs(v.step_ratio() - 1) <= kStepTolerance);
-  CHECK(std::abs(v.simulated().bubble_seconds - v.analytic.bubble_seconds) <=
-        std::max(kBubbleTolerance * v.analytic.bubble_seconds, 0.02 * v.analytic.step_seconds()));
+  CHECK(std::abs(v.bubble_ratio() - 1) <= kBubbleTolerance);
   // Under the analytic model's assumptions the simulator reproduces step's compute, exposure
-  // and gradient sync; what is left is the schedule's own timeline against the formula.
+  // and gradient sync; what is left is the op-level placement against the slot-level timeline.
   const auto& base = v.rows.front().terms;
   CHECK_THAT(base.compute_seconds, WithinRel(v.analytic.compute_seconds, 1e-3));
   CHECK_THAT(base.exposed_comm_seconds, WithinAbs(v.analytic.exposed_comm_seconds, 0.01 * v.analytic.step_seconds()));

@@ -73,7 +73,7 @@ RankChunks pipeline_busiest_rank(Schedule s, int64_t pp, int64_t micro_batches, 
                                  double last_fb_seconds, int64_t virtual_stages = 1);
 
 // A DualPipe or DualPipeV rank's compute slots (dualpipe.py / dualpipev.py's eight steps, as
-// sim/src/schedule_dual_pipe.cpp replays them) for the rank at distance `h` from the nearer end
+// schedules/src/dual_pipe.cpp replays them) for the rank at distance `h` from the nearer end
 // of the pipeline (DualPipeV: h = rank): lone forwards and backwards, whose all-to-alls have no
 // partner chunk to hide behind, and overlapped F&B pairs.
 //   lone F = 3 o + 2 (h + 1) [+1], lone B = 3 o + 2 (h + 1) [+1], pairs = 2C - lone F

@@ -21,9 +21,10 @@ struct StepEstimate {
   double busy_seconds = 0;                  // the busiest rank's F + B over its chunks, exposure included
   double exposed_a2a_per_rank_seconds = 0;  // of busy_seconds, the exposed all-to-all
   double pp_exposed_seconds = 0;            // DualPipe: the busiest rank waiting for its stage sends
-  double bubble_seconds = 0;                // pipeline_bubble_seconds of the schedule (over the phases
-                                            // of the chunks before the last stage) + 1F1B's fill and
-                                            // drain sends
+  double bubble_seconds = 0;                // DualPipes: the pacing rank's idle on the slot-level
+                                            // timeline (schedules/slot_timeline.h); otherwise
+                                            // pipeline_bubble_seconds over the phases of the chunks
+                                            // before the last stage + the fill and drain sends
   double dp_sync_seconds = 0;               // exposed gradient reduce-scatter / parameter all-gather
   double step_seconds = 0;
   double tokens_per_step = 0;

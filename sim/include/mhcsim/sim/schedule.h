@@ -1,34 +1,29 @@
 #pragma once
-// Pipeline schedules as generators of each rank's op order. A micro-batch travels a path of
-// hops (one hop = one chunk on one rank); the generators only decide the order in which each
-// rank runs its forward (F), backward (B, or input-gradient-only B with a deferred W) and
-// overlapped F&B slots. Dependencies follow from the path and are added by the op graph.
+// The simulator's view of the pipeline schedules (schedules/): their programs, and what running
+// one costs the simulator, known before anything is allocated.
 #include <cstdint>
-#include <vector>
 
-#include "mhcsim/specs.h"
+#include "mhcsim/schedules/schedule.h"
 
 namespace mhcsim::sim {
 
-struct ScheduleSpec {
-  Schedule kind = Schedule::OneF1B;
-  int32_t ranks = 1;           // pipeline ranks (ParallelSpec::pp)
-  int32_t micro_batches = 1;   // per pipeline per step
-  int32_t virtual_stages = 1;  // chunks per rank for interleaved 1F1B
-};
+using schedules::Action;
+using schedules::ActionKind;
+using schedules::Data;
+using schedules::generate_program;
+using schedules::Layout;
+using schedules::layout_of;
+using schedules::Program;
+using schedules::schedule_spec_from;
+using schedules::ScheduleSpec;
+using schedules::Slot;
+using schedules::SlotKind;
 
-// Throws SpecError naming the parallel.* key when the schedule cannot run (DualPipe: even
-// ranks, even micro-batches, micro-batches >= 2 x ranks; DualPipeV: micro-batches >= 2 x ranks;
-// interleaved: micro-batches a multiple of ranks; ZB-H1: micro-batches >= ranks; and never more
-// ops than kMaxSimOps).
-void validate(const ScheduleSpec& spec);
-ScheduleSpec schedule_spec_from(const ParallelSpec& p);
-
-// The simulator's size, known before anything is allocated: a micro-batch's visit to one hop
-// (chunk) becomes at most kOpsPerHop ops (forward, backward and weight pieces, the serialised
-// parts of the all-to-alls, the stage-boundary sends and commits; measured 13.9 to 15.9 over
-// the five schedules on DeepSeek-V3 with mHC), and each op costs about kBytesPerSimOp of peak
-// memory and 2 us (measured: 2.07 M ops of DeepSeek-V3 DualPipe, 320 MiB and 4.6 s).
+// A micro-batch's visit to one hop (chunk) becomes at most kOpsPerHop ops (forward, backward
+// and weight pieces, the serialised parts of the all-to-alls, the stage-boundary sends and
+// commits; measured 13.9 to 15.9 over the five schedules on DeepSeek-V3 with mHC), and each op
+// costs about kBytesPerSimOp of peak memory and 2 us (measured: 2.07 M ops of DeepSeek-V3
+// DualPipe, 320 MiB and 4.6 s).
 inline constexpr int64_t kOpsPerHop = 16;
 inline constexpr int64_t kBytesPerSimOp = 160;
 int64_t estimated_ops(const ScheduleSpec& spec);
@@ -38,74 +33,11 @@ inline constexpr int64_t kMaxSimOps = int64_t{1} << 30;
 // 2^22 ops, about 640 MiB and 10 s (16384 micro-batches of DeepSeek-V3's PP 16); the shipped
 // scenarios need at most 20 thousand.
 inline constexpr int64_t kDefaultMaxSimOps = int64_t{1} << 22;
+
+// schedules::validate, and no more ops than kMaxSimOps (SpecError naming parallel.*).
+void check_simulable(const ScheduleSpec& spec);
 // Throws InputError naming parallel.micro_batches and the flag `flag` when estimated_ops(spec)
 // exceeds `max_ops`: refused before the run allocates.
 void check_op_budget(const ScheduleSpec& spec, int64_t max_ops, const char* flag = "--max-sim-ops");
-
-// Where each hop of a micro-batch's path runs. DualPipe has two paths (half the micro-batches
-// enter at rank 0, half at the last rank); every other schedule has one.
-struct Layout {
-  int32_t ranks = 1;
-  int32_t hops = 1;  // chunks along one path
-  int32_t micro_batches = 1;
-  bool dual_paths = false;  // DualPipe
-  bool v_shape = false;     // DualPipeV: hops 0..P-1 down the ranks, P..2P-1 back up
-
-  int32_t path_of(int32_t mb) const { return dual_paths && 2 * mb >= micro_batches ? 1 : 0; }
-  int32_t rank_of(int32_t mb, int32_t hop) const;
-};
-Layout layout_of(const ScheduleSpec& spec);
-
-enum class SlotKind : uint8_t {
-  Forward,         // F
-  Backward,        // full B (input + weight gradients)
-  BackwardInput,   // B with its weight gradient deferred to a later W slot (zero bubble)
-  Weight,          // W of an earlier BackwardInput slot
-  ForwardBackward  // F of (mb, hop) overlapped with the full B of (mb2, hop2)
-};
-
-struct Slot {
-  SlotKind kind = SlotKind::Forward;
-  int32_t mb = 0;
-  int32_t hop = 0;
-  int32_t mb2 = -1;  // ForwardBackward only: the backward's micro-batch and hop
-  int32_t hop2 = -1;
-};
-
-// Point-to-point communication as the DualPipe reference issues it: sends and receives are
-// posted, then launched together at the next commit (dist.batch_isend_irecv), and the compute
-// after a commit waits for all of them. A transfer needs both ends launched (rendezvous), so a
-// sender also waits for its receiver to be ready.
-enum class ActionKind : uint8_t { Compute, PostSend, PostRecv, Commit };
-enum class Data : uint8_t { Activation, Gradient };
-
-struct Action {
-  ActionKind kind = ActionKind::Compute;
-  Data data = Data::Activation;
-  int32_t mb = 0;  // PostSend: the producer's unit; PostRecv: the consumer's unit
-  int32_t hop = 0;
-  int32_t slot = -1;  // Compute: index into Program::slots
-};
-
-// Per-rank slot order, flattened: rank r's slots are slots[begin[r] .. begin[r+1]). Schedules
-// with explicit communication (DualPipe/V) also fill `actions` (same flattening, action_begin);
-// the others leave it empty and their transfers start as soon as the data is ready.
-struct Program {
-  Layout layout;
-  std::vector<int32_t> begin;
-  std::vector<Slot> slots;
-  std::vector<int32_t> action_begin;
-  std::vector<Action> actions;
-
-  bool explicit_comm() const { return !actions.empty(); }
-};
-
-Program generate_program(const ScheduleSpec& spec);  // validates first
-
-// The generators, one per schedule family; each appends rank r's slots.
-void append_one_f_one_b(const ScheduleSpec& spec, int32_t rank, bool zero_bubble, std::vector<Slot>& out);
-void append_interleaved(const ScheduleSpec& spec, int32_t rank, std::vector<Slot>& out);
-void append_dual_pipe(const ScheduleSpec& spec, const Layout& layout, int32_t rank, std::vector<Slot>& slots,
-                      std::vector<Action>& actions);
 
 }  // namespace mhcsim::sim

@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <array>
 
-#include "mhcsim/sim/schedule.h"
+#include "mhcsim/schedules/schedule.h"
 
-namespace mhcsim::sim {
+namespace mhcsim::schedules {
 namespace {
 
 struct Side {
@@ -170,4 +170,4 @@ void append_dual_pipe(const ScheduleSpec& spec, const Layout& layout, int32_t ra
   e.commit();
 }
 
-}  // namespace mhcsim::sim
+}  // namespace mhcsim::schedules

@@ -3,9 +3,9 @@
 // 1F1B (Megatron-LM forward_backward_pipelining_with_interleaving).
 #include <algorithm>
 
-#include "mhcsim/sim/schedule.h"
+#include "mhcsim/schedules/schedule.h"
 
-namespace mhcsim::sim {
+namespace mhcsim::schedules {
 namespace {
 
 Slot forward(int32_t mb, int32_t hop) { return {SlotKind::Forward, mb, hop, -1, -1}; }
@@ -55,4 +55,4 @@ void append_interleaved(const ScheduleSpec& spec, int32_t rank, std::vector<Slot
   for (int32_t k = total - warmup; k < total; ++k) b(k);
 }
 
-}  // namespace mhcsim::sim
+}  // namespace mhcsim::schedules

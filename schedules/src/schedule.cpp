@@ -1,13 +1,10 @@
-#include "mhcsim/sim/schedule.h"
-
-#include <fmt/format.h>
+#include "mhcsim/schedules/schedule.h"
 
 #include <string>
 
 #include "mhcsim/error.h"
-#include "mhcsim/units.h"
 
-namespace mhcsim::sim {
+namespace mhcsim::schedules {
 
 void validate(const ScheduleSpec& s) {
   const std::string n = std::to_string(s.micro_batches);
@@ -38,25 +35,6 @@ void validate(const ScheduleSpec& s) {
               "DualPipeV needs micro-batches >= 2 x pp (got " + n + " with pp " + p + ")");
       break;
   }
-  require(estimated_ops(s) <= kMaxSimOps, "parallel.micro_batches",
-          fmt::format("{} micro-batches over {} pipeline hops make about {} simulated ops, more than the "
-                      "simulator's 32-bit op ids allow (expected at most {})",
-                      n, layout_of(s).hops, estimated_ops(s), kMaxSimOps));
-}
-
-int64_t estimated_ops(const ScheduleSpec& spec) {
-  const Layout l = layout_of(spec);
-  return int64_t{l.micro_batches} * int64_t{l.hops} * kOpsPerHop;
-}
-
-void check_op_budget(const ScheduleSpec& spec, int64_t max_ops, const char* flag) {
-  const int64_t ops = estimated_ops(spec);
-  if (ops <= max_ops) return;
-  throw InputError("parallel.micro_batches",
-                   fmt::format("{} micro-batches over {} pipeline hops make about {} simulated ops ({:.1f} GiB), "
-                               "more than {} allows ({}; expected fewer micro-batches or a larger {})",
-                               spec.micro_batches, layout_of(spec).hops, ops,
-                               static_cast<double>(ops) * kBytesPerSimOp / kGiB, flag, max_ops, flag));
 }
 
 ScheduleSpec schedule_spec_from(const ParallelSpec& p) {
@@ -126,4 +104,4 @@ Program generate_program(const ScheduleSpec& spec) {
   return prog;
 }
 
-}  // namespace mhcsim::sim
+}  // namespace mhcsim::schedules
