@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -25,55 +26,172 @@ void check_prices(const StageSlotPrices& p) {
     for (double v : row) check_price(v);
 }
 
-// Programs depend on the pipeline's shape only; generating one of PP 16 takes tens of
-// microseconds, several times its timeline.
-const Program& cached_program(const ScheduleSpec& spec) {
-  constexpr size_t kKept = 4;
-  thread_local std::array<std::pair<ScheduleSpec, Program>, kKept> kept{};
+// A program flattened for its replay: per rank, its steps in order with every index the replay
+// needs worked out once (a step is a slot, or with explicit communication an action).
+// Values: per unit, its forward output (2u) and its backward output (2u + 1); a transfer carries
+// one value to another rank and has its value's index.
+struct Compiled {
+  enum Kind : uint8_t { kCompute, kCommit };
+  // The twelve prices a slot can have: F, B, B_input, W of the middle and the last stage, and
+  // the four F&B pairs.
+  enum Price : uint8_t { kF, kB = 2, kBInput = 4, kW = 6, kPair = 8 };
+  struct Step {
+    Kind kind = kCompute;
+    uint8_t price = 0;          // kCompute: index into the twelve prices
+    bool cross[2] = {};         // kCompute: input comes through a transfer
+    int32_t in[2] = {-1, -1};   // kCommit: its transfers, posted[in[0] .. in[1])
+    int32_t out[2] = {-1, -1};  // kCompute: outputs
+  };
+  // A transfer a commit launches: the value it carries, and whether this rank sends it.
+  struct Posted {
+    int32_t value = 0;
+    bool send = false;
+  };
+  Layout layout;
+  bool explicit_comm = false;
+  std::vector<Step> steps;
+  std::vector<int32_t> begin;  // per rank, into steps
+  std::vector<Posted> posted;
+  size_t values = 0;
+};
+
+Compiled compile(const Program& p) {
+  Compiled c;
+  const Layout& l = p.layout;
+  c.layout = l;
+  c.explicit_comm = p.explicit_comm();
+  c.values = 2 * static_cast<size_t>(l.micro_batches) * static_cast<size_t>(l.hops);
+  const auto value = [&](bool forward, int32_t mb, int32_t hop) { return 2 * (mb * l.hops + hop) + (forward ? 0 : 1); };
+  const int32_t last = l.hops - 1;
+  const auto is_last = [&](int32_t hop) { return hop == last ? 1 : 0; };
+  // The input of a unit's forward (backward): the previous (next) hop's output, or for the last
+  // stage's backward its own forward; through a transfer where that ran on another rank.
+  const auto input = [&](Compiled::Step& st, int k, bool forward, int32_t mb, int32_t hop) {
+    if (forward && hop == 0) return;
+    if (!forward && hop == last) {
+      st.in[k] = value(true, mb, hop);
+      return;
+    }
+    const int32_t from = forward ? hop - 1 : hop + 1;
+    st.in[k] = value(forward, mb, from);
+    st.cross[k] = c.explicit_comm && l.rank_of(mb, from) != l.rank_of(mb, hop);
+  };
+  const auto slot_step = [&](const Slot& s) {
+    Compiled::Step st;
+    st.kind = Compiled::kCompute;
+    switch (s.kind) {
+      case SlotKind::Forward:
+        st.price = static_cast<uint8_t>(Compiled::kF + is_last(s.hop));
+        input(st, 0, true, s.mb, s.hop);
+        st.out[0] = value(true, s.mb, s.hop);
+        break;
+      case SlotKind::Backward:
+      case SlotKind::BackwardInput:
+        st.price =
+            static_cast<uint8_t>((s.kind == SlotKind::Backward ? Compiled::kB : Compiled::kBInput) + is_last(s.hop));
+        input(st, 0, false, s.mb, s.hop);
+        st.out[0] = value(false, s.mb, s.hop);
+        break;
+      case SlotKind::Weight:  // after its own B, earlier on this rank
+        st.price = static_cast<uint8_t>(Compiled::kW + is_last(s.hop));
+        break;
+      case SlotKind::ForwardBackward:
+        st.price = static_cast<uint8_t>(Compiled::kPair + 2 * is_last(s.hop) + is_last(s.hop2));
+        input(st, 0, true, s.mb, s.hop);
+        input(st, 1, false, s.mb2, s.hop2);
+        st.out[0] = value(true, s.mb, s.hop);
+        st.out[1] = value(false, s.mb2, s.hop2);
+        break;
+    }
+    return st;
+  };
+  if (!c.explicit_comm) {
+    c.begin.assign(p.begin.begin(), p.begin.end());
+    c.steps.reserve(p.slots.size());
+    for (const Slot& s : p.slots) c.steps.push_back(slot_step(s));
+    return c;
+  }
+  // The posts between two commits become the later commit's range of transfers.
+  c.begin.reserve(p.action_begin.size());
+  for (int32_t r = 0; r < l.ranks; ++r) {
+    c.begin.push_back(static_cast<int32_t>(c.steps.size()));
+    const auto first = static_cast<size_t>(p.action_begin[static_cast<size_t>(r)]);
+    const auto end = static_cast<size_t>(p.action_begin[static_cast<size_t>(r) + 1]);
+    auto open = static_cast<int32_t>(c.posted.size());
+    for (size_t i = first; i < end; ++i) {
+      const Action& a = p.actions[i];
+      const bool activation = a.data == Data::Activation;
+      switch (a.kind) {
+        case ActionKind::Compute:
+          c.steps.push_back(slot_step(p.slots[static_cast<size_t>(a.slot)]));
+          break;
+        case ActionKind::PostSend:  // (mb, hop) is the producer
+          c.posted.push_back({value(activation, a.mb, a.hop), true});
+          break;
+        case ActionKind::PostRecv:  // (mb, hop) is the consumer
+          c.posted.push_back({value(activation, a.mb, activation ? a.hop - 1 : a.hop + 1), false});
+          break;
+        case ActionKind::Commit: {
+          Compiled::Step st;
+          st.kind = Compiled::kCommit;
+          st.in[0] = open;
+          st.in[1] = open = static_cast<int32_t>(c.posted.size());
+          c.steps.push_back(st);
+          break;
+        }
+      }
+    }
+  }
+  c.begin.push_back(static_cast<int32_t>(c.steps.size()));
+  return c;
+}
+
+// Programs depend on the pipeline's shape only; generating and flattening one of PP 16 takes
+// several times its replay.
+const Compiled& cached(const ScheduleSpec& spec) {
+  constexpr size_t kKept = 16;
+  thread_local std::array<std::pair<ScheduleSpec, Compiled>, kKept> kept{};
   thread_local size_t oldest = 0;
-  for (const auto& [s, p] : kept)
-    if (s == spec && !p.begin.empty()) return p;
+  for (const auto& [s, c] : kept)
+    if (s == spec && !c.begin.empty()) return c;
   auto& slot = kept[oldest];
   oldest = (oldest + 1) % kKept;
-  slot = {spec, generate_program(spec)};
+  slot = {spec, compile(generate_program(spec))};
   return slot.second;
 }
 
-// Replays a program rank by rank. Without explicit communication a unit's output is at the
+// Replays a flattened program rank by rank. Without explicit communication an output is at the
 // next hop's rank when its slot ends. With it (the DualPipes), as the reference and the
 // simulator's op graph do: posted sends and receives are launched together at the rank's next
-// commit, a transfer is done once its data is ready and both its sender and its receiver have
+// commit, a transfer is done once its value is ready and both its sender and its receiver have
 // launched it, and the commit holds the rank until every transfer launched there is done.
 class Replay {
  public:
-  Replay(const Program& program, const StageSlotPrices& prices)
-      : p_(program), l_(program.layout), prices_(prices), explicit_(program.explicit_comm()) {
-    const size_t units = static_cast<size_t>(l_.micro_batches) * static_cast<size_t>(l_.hops);
-    f_out_.assign(units, kNotYet);
-    b_out_.assign(units, kNotYet);
-    if (explicit_) {
-      send_launch_.assign(2 * units, kNotYet);
-      recv_launch_.assign(2 * units, kNotYet);
+  Replay(const Compiled& c, const StageSlotPrices& prices) : c_(c) {
+    const SlotPrices* stage[2] = {&prices.middle, &prices.last};
+    for (int k = 0; k < 2; ++k) {
+      price_[Compiled::kF + k] = stage[k]->forward_seconds;
+      price_[Compiled::kB + k] = stage[k]->backward_seconds;
+      price_[Compiled::kBInput + k] = stage[k]->backward_input_seconds;
+      price_[Compiled::kW + k] = stage[k]->weight_seconds;
     }
-    const auto ranks = static_cast<size_t>(l_.ranks);
+    for (int f = 0; f < 2; ++f)
+      for (int b = 0; b < 2; ++b) price_[Compiled::kPair + 2 * f + b] = prices.forward_backward_seconds[f][b];
+    values_.assign(c.values, Value{});
+    const auto ranks = static_cast<size_t>(c.layout.ranks);
     next_.assign(ranks, 0);
     clock_.assign(ranks, 0.0);
-    posted_.resize(ranks);
-    waiting_.resize(ranks);
-    launched_.assign(ranks, false);
+    launched_.assign(ranks, 0);
     t_.busy_seconds.assign(ranks, 0.0);
   }
 
   SlotTimeline run() {
     // Each pass runs every rank as far as it can; a pass that runs nothing before every rank
     // is through is a deadlock.
-    const auto& begin = explicit_ ? p_.action_begin : p_.begin;
-    size_t left = explicit_ ? p_.actions.size() : p_.slots.size();
-    for (bool up = true; left > 0; up = !up) {
-      // Activations travel up the ranks and gradients down (DualPipe: both ways): alternating
-      // the direction of the passes lets most of a chain advance within one pass.
+    size_t left = c_.steps.size();
+    while (left > 0) {
       size_t ran = 0;
-      for (int32_t k = 0; k < l_.ranks; ++k) ran += advance(up ? k : l_.ranks - 1 - k, begin);
+      for (int32_t r = 0; r < c_.layout.ranks; ++r) ran += advance(r);
       if (ran == 0) throw std::logic_error("slot_timeline: the schedule's program deadlocks");
       left -= ran;
     }
@@ -82,125 +200,81 @@ class Replay {
   }
 
  private:
-  size_t unit(int32_t mb, int32_t hop) const {
-    return static_cast<size_t>(mb) * static_cast<size_t>(l_.hops) + static_cast<size_t>(hop);
-  }
-  // The transfer of unit (mb, hop)'s activation (or gradient).
-  size_t transfer(bool activation, int32_t mb, int32_t hop) const { return 2 * unit(mb, hop) + (activation ? 0 : 1); }
-  const SlotPrices& stage(int32_t hop) const { return hop == l_.hops - 1 ? prices_.last : prices_.middle; }
-
-  // When unit (mb, hop)'s output is at the rank running `to_hop`, or kNotYet.
-  double arrival(bool activation, int32_t mb, int32_t hop, int32_t to_hop) const {
-    const double ready = (activation ? f_out_ : b_out_)[unit(mb, hop)];
-    if (!explicit_ || ready == kNotYet || l_.rank_of(mb, hop) == l_.rank_of(mb, to_hop)) return ready;
-    const size_t t = transfer(activation, mb, hop);
-    if (send_launch_[t] == kNotYet || recv_launch_[t] == kNotYet) return kNotYet;
-    return std::max({ready, send_launch_[t], recv_launch_[t]});
-  }
-  double forward_input(int32_t mb, int32_t hop) const { return hop == 0 ? 0.0 : arrival(true, mb, hop - 1, hop); }
-  double backward_input(int32_t mb, int32_t hop) const {
-    return hop == l_.hops - 1 ? f_out_[unit(mb, hop)] : arrival(false, mb, hop + 1, hop);
+  // When value v is at the consumer (through its transfer if `cross`), or kNotYet.
+  double arrival(int32_t v, bool cross) const {
+    const Value& x = values_[static_cast<size_t>(v)];
+    if (!cross || x.ready == kNotYet) return x.ready;
+    if (x.send_launch == kNotYet || x.recv_launch == kNotYet) return kNotYet;
+    return std::max(x.ready, std::max(x.send_launch, x.recv_launch));
   }
 
-  // Runs slot s on rank r if its inputs are there.
-  bool compute(int32_t r, const Slot& s) {
-    const auto ri = static_cast<size_t>(r);
-    double ready = clock_[ri], seconds = 0;
-    const SlotPrices& st = stage(s.hop);
-    switch (s.kind) {
-      case SlotKind::Forward:
-      case SlotKind::Backward:
-      case SlotKind::BackwardInput: {
-        const bool fwd = s.kind == SlotKind::Forward;
-        const double in = fwd ? forward_input(s.mb, s.hop) : backward_input(s.mb, s.hop);
-        if (in == kNotYet) return false;
-        ready = std::max(ready, in);
-        seconds = fwd                            ? st.forward_seconds
-                  : s.kind == SlotKind::Backward ? st.backward_seconds
-                                                 : st.backward_input_seconds;
-        (fwd ? f_out_ : b_out_)[unit(s.mb, s.hop)] = ready + seconds;
-        break;
-      }
-      case SlotKind::Weight:
-        seconds = st.weight_seconds;  // after its own B, earlier on this rank
-        break;
-      case SlotKind::ForwardBackward: {
-        const double f_in = forward_input(s.mb, s.hop), b_in = backward_input(s.mb2, s.hop2);
-        if (f_in == kNotYet || b_in == kNotYet) return false;
-        ready = std::max({ready, f_in, b_in});
-        const auto& fb = prices_.forward_backward_seconds;
-        seconds = fb[s.hop == l_.hops - 1 ? 1 : 0][s.hop2 == l_.hops - 1 ? 1 : 0];
-        f_out_[unit(s.mb, s.hop)] = b_out_[unit(s.mb2, s.hop2)] = ready + seconds;
-        break;
-      }
+  bool compute(size_t r, const Compiled::Step& st) {
+    double start = clock_[r];
+    for (int k = 0; k < 2; ++k) {
+      if (st.in[k] < 0) continue;
+      const double in = arrival(st.in[k], st.cross[k]);
+      if (in == kNotYet) return false;
+      start = std::max(start, in);
     }
-    clock_[ri] = ready + seconds;
-    t_.busy_seconds[ri] += seconds;
+    const double seconds = price_[st.price];
+    clock_[r] = start + seconds;
+    t_.busy_seconds[r] += seconds;
+    for (int32_t v : st.out)
+      if (v >= 0) values_[static_cast<size_t>(v)].ready = clock_[r];
     return true;
   }
 
-  // A commit: launches what was posted (once), then holds the rank until it is all done.
-  bool commit(int32_t r) {
-    const auto ri = static_cast<size_t>(r);
-    auto& waiting = waiting_[ri];
-    if (!launched_[ri]) {
-      for (const auto& [t, is_send] : posted_[ri]) (is_send ? send_launch_ : recv_launch_)[t] = clock_[ri];
-      waiting.swap(posted_[ri]);
-      posted_[ri].clear();
-      launched_[ri] = true;
+  // A commit: launches its transfers (once), then holds the rank until they are all done.
+  bool commit(size_t r, const Compiled::Step& st) {
+    const Compiled::Posted* first = c_.posted.data() + st.in[0];
+    const Compiled::Posted* end = c_.posted.data() + st.in[1];
+    if (!launched_[r]) {
+      for (const auto* t = first; t != end; ++t)
+        (t->send ? values_[static_cast<size_t>(t->value)].send_launch
+                 : values_[static_cast<size_t>(t->value)].recv_launch) = clock_[r];
+      launched_[r] = 1;
     }
-    double done = clock_[ri];
-    for (const auto& [t, is_send] : waiting) {
-      const double ready = (t % 2 == 0 ? f_out_ : b_out_)[t / 2];
-      if (ready == kNotYet || send_launch_[t] == kNotYet || recv_launch_[t] == kNotYet) return false;
-      done = std::max({done, ready, send_launch_[t], recv_launch_[t]});
+    double done = clock_[r];
+    for (const auto* t = first; t != end; ++t) {
+      const double at = arrival(t->value, true);
+      if (at == kNotYet) return false;
+      done = std::max(done, at);
     }
-    clock_[ri] = done;
-    waiting.clear();
-    launched_[ri] = false;
+    clock_[r] = done;
+    launched_[r] = 0;
     return true;
   }
 
-  bool step(int32_t r, int32_t i) {
-    if (!explicit_) return compute(r, p_.slots[static_cast<size_t>(i)]);
-    const Action& a = p_.actions[static_cast<size_t>(i)];
-    const bool activation = a.data == Data::Activation;
-    switch (a.kind) {
-      case ActionKind::Compute:
-        return compute(r, p_.slots[static_cast<size_t>(a.slot)]);
-      case ActionKind::PostSend:  // (mb, hop) is the producer
-        posted_[static_cast<size_t>(r)].emplace_back(transfer(activation, a.mb, a.hop), true);
-        return true;
-      case ActionKind::PostRecv:  // (mb, hop) is the consumer
-        posted_[static_cast<size_t>(r)].emplace_back(transfer(activation, a.mb, activation ? a.hop - 1 : a.hop + 1),
-                                                     false);
-        return true;
-      case ActionKind::Commit:
-        return commit(r);
-    }
-    return false;
-  }
-
-  // Runs rank r's next slots or actions while it can; returns how many ran.
-  size_t advance(int32_t r, const std::vector<int32_t>& begin) {
-    const auto ri = static_cast<size_t>(r);
+  // Runs rank r's next steps while it can; returns how many ran.
+  size_t advance(int32_t rank) {
+    const auto r = static_cast<size_t>(rank);
+    const int32_t end = c_.begin[r + 1];
     size_t ran = 0;
-    for (int32_t& i = next_[ri]; begin[ri] + i < begin[ri + 1] && step(r, begin[ri] + i); ++i) ++ran;
+    for (int32_t& i = next_[r]; c_.begin[r] + i < end; ++i, ++ran) {
+      const Compiled::Step& st = c_.steps[static_cast<size_t>(c_.begin[r] + i)];
+      switch (st.kind) {
+        case Compiled::kCompute:
+          if (!compute(r, st)) return ran;
+          break;
+        case Compiled::kCommit:
+          if (!commit(r, st)) return ran;
+          break;
+      }
+    }
     return ran;
   }
 
-  const Program& p_;
-  const Layout& l_;
-  const StageSlotPrices& prices_;
-  const bool explicit_;
-  std::vector<double> f_out_, b_out_;              // per unit: when its output is ready
-  std::vector<double> send_launch_, recv_launch_;  // per transfer: when each end launched it
-  std::vector<int32_t> next_;                      // per rank: its next slot or action
-  std::vector<double> clock_;                      // per rank: when it is free
-  // Per rank: transfers posted since its last commit, and those its current commit waits for
-  // (transfer, sent by this rank).
-  std::vector<std::vector<std::pair<size_t, bool>>> posted_, waiting_;
-  std::vector<bool> launched_;  // per rank: its current commit launched, still waiting
+  const Compiled& c_;
+  std::array<double, 12> price_{};
+  struct Value {
+    double ready = kNotYet;        // when it is ready
+    double send_launch = kNotYet;  // when each end launched its transfer
+    double recv_launch = kNotYet;
+  };
+  std::vector<Value> values_;
+  std::vector<int32_t> next_;      // per rank: its next step
+  std::vector<double> clock_;      // per rank: when it is free
+  std::vector<uint8_t> launched_;  // per rank: its current commit launched, not done
   SlotTimeline t_;
 };
 
@@ -208,7 +282,7 @@ class Replay {
 
 SlotTimeline slot_timeline(const Program& program, const StageSlotPrices& prices) {
   check_prices(prices);
-  return Replay(program, prices).run();
+  return Replay(compile(program), prices).run();
 }
 
 double dual_pipe_least_idle_seconds(const ScheduleSpec& spec, const StageSlotPrices& prices) {
@@ -217,8 +291,9 @@ double dual_pipe_least_idle_seconds(const ScheduleSpec& spec, const StageSlotPri
   validate(spec);
   ScheduleSpec fewest = spec;
   fewest.micro_batches = 2 * spec.ranks;
-  const Program& program = cached_program(fewest);
-  const SlotTimeline t = slot_timeline(program, prices);
+  check_prices(prices);
+  const Compiled& program = cached(fewest);
+  const SlotTimeline t = Replay(program, prices).run();
   // Each further iteration: the ranks holding the last stage pair its forward with the first
   // stage's backward and the other way round, the others pair middle chunks.
   const Layout& l = program.layout;
@@ -230,8 +305,8 @@ double dual_pipe_least_idle_seconds(const ScheduleSpec& spec, const StageSlotPri
   };
   double period = 0;
   for (int32_t r = 0; r < l.ranks; ++r) period = std::max(period, holds_last(r) ? end_pairs : middle_pairs);
-  const double iterations = static_cast<double>(spec.micro_batches - fewest.micro_batches) /
-                            (spec.kind == Schedule::DualPipe ? 2.0 : 1.0);
+  const double iterations =
+      static_cast<double>(spec.micro_batches - fewest.micro_batches) / (spec.kind == Schedule::DualPipe ? 2.0 : 1.0);
   double least = 0;
   for (int32_t r = 0; r < l.ranks; ++r) {
     const double idle = t.idle_seconds(r) + iterations * (period - (holds_last(r) ? end_pairs : middle_pairs));

@@ -47,8 +47,8 @@ double least_idle(const schedules::SlotTimeline& t, int32_t ranks) {
 }  // namespace
 
 TEST_CASE("slot timeline: the simulator's timeline where communication is free, every schedule") {
-  const auto kind = GENERATE(Schedule::OneF1B, Schedule::ZB1P, Schedule::Interleaved1F1B, Schedule::DualPipe,
-                             Schedule::DualPipeV);
+  const auto kind =
+      GENERATE(Schedule::OneF1B, Schedule::ZB1P, Schedule::Interleaved1F1B, Schedule::DualPipe, Schedule::DualPipeV);
   std::mt19937 rng(static_cast<unsigned>(kind) + 7);
   std::uniform_real_distribution<double> u(0.25, 3.0);
   for (int trial = 0; trial < 40; ++trial) {
@@ -118,6 +118,5 @@ TEST_CASE("slot timeline: bad prices and other schedules are refused") {
   CHECK_THROWS_AS(schedules::slot_timeline(program, prices), std::invalid_argument);
   CHECK_THROWS_AS(schedules::dual_pipe_least_idle_seconds({Schedule::OneF1B, 4, 8, 1}, free_comm(ph, ph)),
                   std::invalid_argument);
-  CHECK_THROWS_AS(schedules::dual_pipe_least_idle_seconds({Schedule::DualPipe, 4, 6, 1}, free_comm(ph, ph)),
-                  SpecError);
+  CHECK_THROWS_AS(schedules::dual_pipe_least_idle_seconds({Schedule::DualPipe, 4, 6, 1}, free_comm(ph, ph)), SpecError);
 }
