@@ -92,12 +92,13 @@ StepEstimate step_estimate(const Scenario& s) {
   e.busiest_rank = pipeline_busiest_rank(p.schedule, p.pp, p.micro_batches, middle_fb, last_fb, p.virtual_stages);
   e.busy_seconds = e.busiest_rank.middle * middle_fb + e.busiest_rank.last * last_fb;
   e.exposed_a2a_per_rank_seconds = e.busiest_rank.middle * middle_exposed + e.busiest_rank.last * last_exposed;
-  if (dual) {
+  if (dual && p.pp <= schedules::kMaxLeastIdleRanks) {
     // The DualPipes' README formula holds for identical stages only; with the last stage at its
     // own price the end ranks' waits are differences of paths through the schedule with no
     // closed form (sim/README.md), so their bubble is read off the slot-level timeline, each
     // slot priced as above: lone slots expose their all-to-alls whole, F&B pairs what outlasts
-    // the partner's compute.
+    // the partner's compute. Past 64 ranks the timeline would cost tens of milliseconds to
+    // seconds per shape, and the formula prices the bubble.
     const auto slot_prices = [&](const ChunkCost& c) {
       const double a2a = c.a2a_forward_seconds();
       schedules::SlotPrices sp;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
@@ -61,6 +62,8 @@ Compiled compile(const Program& p) {
   c.layout = l;
   c.explicit_comm = p.explicit_comm();
   c.values = 2 * static_cast<size_t>(l.micro_batches) * static_cast<size_t>(l.hops);
+  if (c.values > static_cast<size_t>(INT32_MAX))
+    throw std::invalid_argument("slot_timeline: more micro-batches x hops than 32-bit indices hold");
   const auto value = [&](bool forward, int32_t mb, int32_t hop) { return 2 * (mb * l.hops + hop) + (forward ? 0 : 1); };
   const int32_t last = l.hops - 1;
   const auto is_last = [&](int32_t hop) { return hop == last ? 1 : 0; };
@@ -149,7 +152,7 @@ Compiled compile(const Program& p) {
 // Programs depend on the pipeline's shape only; generating and flattening one of PP 16 takes
 // several times its replay.
 const Compiled& cached(const ScheduleSpec& spec) {
-  constexpr size_t kKept = 16;
+  constexpr size_t kKept = 8;
   thread_local std::array<std::pair<ScheduleSpec, Compiled>, kKept> kept{};
   thread_local size_t oldest = 0;
   for (const auto& [s, c] : kept)
@@ -288,6 +291,8 @@ SlotTimeline slot_timeline(const Program& program, const StageSlotPrices& prices
 double dual_pipe_least_idle_seconds(const ScheduleSpec& spec, const StageSlotPrices& prices) {
   if (spec.kind != Schedule::DualPipe && spec.kind != Schedule::DualPipeV)
     throw std::invalid_argument("dual_pipe_least_idle_seconds: not a DualPipe schedule");
+  if (spec.ranks > kMaxLeastIdleRanks)
+    throw std::invalid_argument("dual_pipe_least_idle_seconds: more ranks than kMaxLeastIdleRanks");
   validate(spec);
   ScheduleSpec fewest = spec;
   fewest.micro_batches = 2 * spec.ranks;

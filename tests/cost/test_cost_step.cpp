@@ -241,3 +241,19 @@ TEST_CASE("ZeRO-3 all-gathers the rank's weights before every micro-batch's forw
   CHECK_THAT(e3.dp_sync_seconds - e1.dp_sync_seconds, WithinRel(expected, 1e-9));
   CHECK_THAT(e3.step_seconds - e1.step_seconds, WithinRel(expected, 1e-9));
 }
+
+TEST_CASE("the DualPipes' bubble: their slot-level timeline up to 64 ranks and the README formula past it") {
+  // DeepSeek-V3's heavier last stage fills part of the end ranks' idle time: the timeline's
+  // bubble is below the formula's, which prices every stage like the middle one.
+  const Scenario s = shipped("deepseek_v3_train.toml");
+  const auto e = step_estimate(s);
+  const auto& p = s.parallel;
+  const double formula = pipeline_bubble_seconds(p.schedule, p.pp, p.micro_batches, e.phases);
+  CHECK(e.bubble_seconds > 0);
+  CHECK(e.bubble_seconds < 0.8 * formula);
+  // Past 64 ranks the timeline would cost tens of milliseconds to seconds per shape.
+  const auto wide = step_estimate(shipped(
+      "deepseek_v3_train.toml",
+      {{"parallel.pp", "128"}, {"parallel.micro_batches", "256"}, {"parallel.ep", "16"}, {"model.layers", "253"}}));
+  CHECK(wide.bubble_seconds == pipeline_bubble_seconds(Schedule::DualPipe, 128, 256, wide.phases));
+}

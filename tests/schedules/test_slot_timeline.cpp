@@ -119,4 +119,8 @@ TEST_CASE("slot timeline: bad prices and other schedules are refused") {
   CHECK_THROWS_AS(schedules::dual_pipe_least_idle_seconds({Schedule::OneF1B, 4, 8, 1}, free_comm(ph, ph)),
                   std::invalid_argument);
   CHECK_THROWS_AS(schedules::dual_pipe_least_idle_seconds({Schedule::DualPipe, 4, 6, 1}, free_comm(ph, ph)), SpecError);
+  const int32_t too_many = schedules::kMaxLeastIdleRanks + 2;
+  CHECK_THROWS_AS(
+      schedules::dual_pipe_least_idle_seconds({Schedule::DualPipe, too_many, 2 * too_many, 1}, free_comm(ph, ph)),
+      std::invalid_argument);
 }
