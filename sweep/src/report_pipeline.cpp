@@ -3,11 +3,11 @@
 
 #include <algorithm>
 
-#include "mhcsim/cost/pipeline.h"
 #include "mhcsim/cost/step.h"
 #include "mhcsim/error.h"
 #include "mhcsim/reports/svg.h"
 #include "mhcsim/sim/simulate.h"
+#include "mhcsim/sim/step_terms.h"
 #include "report_parts.h"
 
 namespace mhcsim::sweep::detail {
@@ -81,7 +81,7 @@ reports::Section pipeline_section(const Scenario& s, scenarios::ScenarioTemplate
   }
 
   // Bubble fraction vs micro-batches, each schedule priced at its own chunk size (a DualPipe
-  // chunk is half a stage), from the schedule's formula; the simulator for the scenario's own.
+  // chunk is half a stage) as `step` prices it; the simulator for the scenario's own.
   reports::LineChart c;
   c.title = fmt::format("Pipeline bubble vs micro-batches (PP {})", s.parallel.pp);
   c.x = {"micro-batches per step", "count", true};
@@ -90,27 +90,26 @@ reports::Section pipeline_section(const Scenario& s, scenarios::ScenarioTemplate
   for (Schedule sch : kSchedules) {
     const std::string name(to_string(sch));
     std::vector<scenarios::Override> o = {{"parallel.schedule", name}};
-    if (sch == Schedule::Interleaved1F1B) o.push_back({"parallel.virtual_stages", "2"});
-    const auto v = variant(tpl, s, o);
-    if (!v) {
+    if (sch == Schedule::Interleaved1F1B && sch != s.parallel.schedule) o.push_back({"parallel.virtual_stages", "2"});
+    if (!variant(tpl, s, o)) {
       skipped.push_back(name);
       continue;
     }
-    const auto phases = cost::step_estimate(*v).phases;
     reports::Series analytic{name, {}, {}};
     reports::Series simulated{name + " (simulated)", {}, {}, true};
     for (int64_t m = s.parallel.pp; m <= 16 * s.parallel.pp; m *= 2) {
+      auto with_m = o;
+      with_m.push_back({"parallel.micro_batches", std::to_string(m)});
+      const auto vm = variant(tpl, s, with_m);
+      if (!vm) continue;  // this schedule cannot run m micro-batches
+      // Both the pacing rank's bubble over the pipeline's time (sim/step_terms.h).
       try {
-        analytic.y.push_back(cost::pipeline_bubble_fraction(sch, s.parallel.pp, m, phases, v->parallel.virtual_stages));
+        analytic.y.push_back(sim::analytic_step_terms(cost::step_estimate(*vm)).pipeline_bubble_fraction());
         analytic.x.push_back(static_cast<double>(m));
       } catch (const InputError&) {
-        continue;  // this schedule cannot run m micro-batches
+        continue;
       }
-      if (sch != s.parallel.schedule) continue;
-      auto vm = variant(tpl, s, {{"parallel.micro_batches", std::to_string(m)}});
-      if (simulable(vm, max_sim_ops)) {
-        // The same quantity as the formula's (sim/step_terms.h): the pacing rank's bubble over
-        // the pipeline's time, not the largest idle over ranks.
+      if (sch == s.parallel.schedule && simulable(vm, max_sim_ops)) {
         simulated.x.push_back(static_cast<double>(m));
         simulated.y.push_back(sim::simulate(*vm).stats.terms().pipeline_bubble_fraction());
       }
@@ -119,10 +118,10 @@ reports::Section pipeline_section(const Scenario& s, scenarios::ScenarioTemplate
     if (!simulated.x.empty()) c.series.push_back(std::move(simulated));
   }
   std::string caption =
-      "Pipeline bubble as a fraction of the pipeline's time, gradient sync excluded (DualPipe "
-      "README table; Megatron interleaved with 2 chunks per rank; ZB-H1), phase times from the "
-      "cost model at this scenario's chunk size; dashed: the simulator's pacing rank, the same "
-      "quantity (sim/README.md).";
+      "Pipeline bubble as a fraction of the pipeline's time, gradient sync excluded, as `step` prices it "
+      "(the schedule's formula, DualPipe README table, Megatron, ZB-H1; the DualPipes' slot-level timeline "
+      "up to 64 ranks), each schedule at its own chunk size (interleaved: 2 chunks per rank unless the "
+      "scenario sets its own); dashed: the simulator's pacing rank, the same quantity (sim/README.md).";
   if (!skipped.empty()) {
     caption += " Not valid for this layer split:";
     for (const auto& n : skipped) caption += " " + n;
