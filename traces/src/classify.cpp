@@ -88,7 +88,8 @@ ClassPatterns default_patterns() {
   for (const OpClass c : {OpClass::Dispatch, OpClass::Combine}) p.exclude[static_cast<size_t>(c)] = "flash|splitkv|mla";
   // NCCL point-to-point (ncclDevKernel_SendRecv, ncclKernel_SendRecv_...); mhcsim: "send".
   set(OpClass::PpComm, "(^|[^a-z])send($|[^a-z])|sendrecv|send_recv|(^|[^a-z])recv($|[^a-z])|p2p");
-  set(OpClass::OtherComm, "nccl|all_?reduce|all_?gather|reduce_?scatter|all_?to_?all|^memcpy|^memset");
+  // mhcsim: "DP grad sync", the exposed gradient reduce-scatter / all-gather closing a step.
+  set(OpClass::OtherComm, "nccl|all_?reduce|all_?gather|reduce_?scatter|all_?to_?all|^memcpy|^memset|grad sync");
   // FlashAttention, FlashMLA, cuDNN/CUTLASS fmha, PyTorch SDPA; mhcsim: "F attn".
   set(OpClass::Attention, "attn|attention|flash|fmha|mla|sdpa|softmax|rotary|rope");
   // Grouped / expert GEMMs (DeepGEMM m_grouped_*, fused_moe, gmm), SwiGLU FFN; mhcsim: "F mlp".

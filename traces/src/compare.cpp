@@ -33,8 +33,7 @@ TimelineMetrics window_of(const TimelineMetrics& s, double fraction) {
   w.comm_busy_seconds *= fraction;
   w.overlap_seconds *= fraction;
   w.exposed_comm_seconds *= fraction;
-  w.mean_bubble_seconds = w.exposed_comm_seconds;
-  w.max_bubble_seconds = w.mean_bubble_seconds;
+  w.mean_bubble_seconds = w.max_bubble_seconds = 0;  // the window is busy throughout
   for (auto& r : w.streams) r.busy_seconds *= fraction;
   return w;
 }

@@ -52,8 +52,10 @@ KernelTimeline from_simulation(const sim::Simulation& s) {
   for (int32_t op = 0; op < g.op_count(); ++op) {
     const auto o = static_cast<size_t>(op);
     if (g.label[o].unit == sim::UnitKind::Sync) continue;  // zero-length markers, not kernels
-    t.spans.push_back({s.timeline.start_seconds[o], s.timeline.end_seconds[o], g.stream[o], kNoName,
-                       class_of(g.label[o].piece), direction_of(g.label[o].unit)});
+    // The DP gradient sync is communication, as its NCCL kernels are in a measured trace.
+    const OpClass c = g.label[o].unit == sim::UnitKind::GradSync ? OpClass::OtherComm : class_of(g.label[o].piece);
+    t.spans.push_back({s.timeline.start_seconds[o], s.timeline.end_seconds[o], g.stream[o], kNoName, c,
+                       direction_of(g.label[o].unit)});
   }
   return t;
 }

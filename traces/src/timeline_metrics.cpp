@@ -93,7 +93,8 @@ TimelineMetrics measure(const KernelTimeline& t, int32_t first_rank, int32_t ran
     m.comm_busy_seconds += comm_busy * per_rank;
     m.overlap_seconds += overlap * per_rank;
     m.exposed_comm_seconds += (comm_busy - overlap) * per_rank;
-    const double bubble = std::max(0.0, m.step_seconds - compute_busy / steps);
+    // Nothing runs: neither compute nor communication (sim/step_terms.h).
+    const double bubble = std::max(0.0, m.step_seconds - (compute_busy + comm_busy - overlap) / steps);
     m.mean_bubble_seconds += bubble / m.ranks;
     m.max_bubble_seconds = std::max(m.max_bubble_seconds, bubble);
   }

@@ -32,9 +32,7 @@ struct StepStats {
   int32_t pacing_rank = 0;    // the rank with the least bubble (step_terms.h)
   double bubble_seconds = 0;  // the pipeline's bubble: the pacing rank's
   // The largest time a rank runs no compute (its bubble + exposed communication + gradient
-  // sync). Not the step_terms.h bubble: it is what traces/ measures as "max bubble" on a
-  // timeline today (timeline_metrics.cpp: step - compute busy), kept equal to it until the
-  // comparison adopts step_terms.h (sim/README.md).
+  // sync); not the step_terms.h bubble, which `compare` measures as its bubble rows.
   double max_bubble_seconds = 0;
   double mean_bubble_fraction = 0;
   int64_t max_peak_activation_chunks = 0;

@@ -49,8 +49,9 @@ Comparison compare(const TimelineMetrics& measured, const TimelineMetrics& simul
 // The simulated step's share for a measured trace that covers `fraction` of a step in steady
 // state (one chunk pair, one micro-batch): busy times, overlap and exposed communication times
 // `fraction`; a window inside the pipeline holds no fill or drain, so its time is (compute busy
-// + exposed communication) x fraction and its idle time the exposed communication's share. The
-// measured side is compared as measured (its idle time is not scaled up to a step's).
+// + exposed communication) x fraction and it has no idle time (nothing-runs time, the bubble's
+// definition). The measured side is compared as measured (its idle time is not scaled up to a
+// step's).
 TimelineMetrics window_of(const TimelineMetrics& simulated, double fraction);
 
 }  // namespace mhcsim::traces

@@ -1,9 +1,10 @@
 #pragma once
 // What a step's timeline says, computed the same way for a measured trace and a simulation so
 // the two can be compared: per rank, the busy time (union of spans) of each op class, of all
-// compute and of all communication, their overlap, and the bubble (the step minus the time any
-// compute stream is busy -- the definition sim/metrics.h uses); per (rank, stream role), the
-// busy time. Rank figures are means over the ranks measured.
+// compute and of all communication, their overlap, and the bubble (the step minus the time
+// anything runs, compute or communication: sim/step_terms.h's definition, which `step` and
+// `simulate` report); per (rank, stream role), the busy time. Rank figures are means over the
+// ranks measured.
 #include <array>
 #include <cstdint>
 #include <string_view>
