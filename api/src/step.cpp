@@ -49,18 +49,20 @@ std::vector<reports::Quantity> serving_quantities(const Scenario& s) {
   const auto e = cost::serve_estimate(s);
   const bool decode = s.workload.phase == ServePhase::Decode;
   std::vector<reports::Quantity> q = {
-      {"micro_batches", "micro-batches (one per PP stage)", e.micro_batches, ""},
+      {"micro_batches", "micro-batches (PP stages, or 2 overlapped for EP)", e.micro_batches, ""},
       {"micro_batch_seqs", "sequences per micro-batch", e.micro_batch_seqs, "sequences"},
       {"linear_flops", "linear FLOPs (stage, micro-batch)", e.linear_flops, "TFLOP", 1e-12},
       {"attention_flops", "attention FLOPs", e.attention_flops, "TFLOP", 1e-12},
       {"weight_bytes", "weights streamed", e.weight_bytes, "GB", 1e-9, 2},
       {"kv_bytes", decode ? "KV cache read" : "KV cache written", e.kv_bytes, "GB", 1e-9, 2},
       {"elementwise_bytes", "norms, permute/combine, mHC", e.elementwise_bytes, "GB", 1e-9, 2},
-      {"linear_s", "linear layers (max of compute, weights)", e.linear_seconds, "ms", 1e3},
-      {"attention_s", "attention (max of compute, KV)", e.attention_seconds, "ms", 1e3},
+      {"linear_s", "linear layers + LM head (all micro-batches)", e.linear_seconds, "ms", 1e3},
+      {"attention_s", "attention core (max of compute, KV)", e.attention_seconds, "ms", 1e3},
       {"elementwise_s", "memory-bound kernels", e.elementwise_seconds, "ms", 1e3},
       {"tp_comm_s", "TP all-reduces", e.tp_comm_seconds, "ms", 1e3},
       {"a2a_s", "EP all-to-all (dispatch + combine)", e.a2a_seconds, "ms", 1e3},
+      {"a2a_kernels", "EP all-to-all kernels",
+       std::string(e.a2a_seconds > 0 ? (e.low_latency_a2a ? "DeepEP low-latency" : "DeepEP normal") : "none"), ""},
       {"exposed_a2a_s", "exposed all-to-all", e.exposed_a2a_seconds, "ms", 1e3},
       {"pp_send_s", "stage-boundary send", e.pp_send_seconds, "ms", 1e3},
       {"stage_s", "stage time per micro-batch", e.stage_seconds, "ms", 1e3},

@@ -134,8 +134,33 @@ A2aPhaseSeconds low_latency_a2a_seconds(const Scenario& s, double tokens) {
                 interpolate_log2(ep, [](const LowLatencyA2aPoint& p) { return p.combine_us; }), ref_comb)};
 }
 
+BatchShape prompt_batch(double seqs, double len, double cached) {
+  const double computed = len - cached;
+  BatchShape b;
+  b.prefill_tokens = seqs * computed;
+  b.prefill_attended_tokens = seqs * (computed * cached + computed * (computed + 1) / 2);
+  b.sampled_seqs = seqs;
+  return b;
+}
+
+BatchShape decode_batch(double seqs, double context_len) {
+  BatchShape b;
+  b.decode_seqs = b.sampled_seqs = seqs;
+  b.decode_context_tokens = seqs * context_len;
+  return b;
+}
+
+int64_t deployment_unit_gpus(const Scenario& s) {
+  const auto& p = s.parallel;
+  const int64_t gpn = std::max(1, s.hardware.gpus_per_node);
+  const int64_t replica = p.tp * p.pp;
+  const int64_t group = std::max(replica, s.model.is_moe() ? p.ep : int64_t{1});
+  return group >= gpn ? (group + gpn - 1) / gpn * gpn : group;
+}
+
 std::array<double, 3> ServingStepModel::LinearTable::at(double t) const {
-  t = std::max(t, tokens.front());  // a part of a token still streams the weights
+  if (tokens.size() == 1) return seconds.front();  // time_once: the one size asked for
+  t = std::max(t, tokens.front());                 // a part of a token still streams the weights
   size_t hi = static_cast<size_t>(std::upper_bound(tokens.begin(), tokens.end(), t) - tokens.begin());
   hi = std::clamp<size_t>(hi, 1, tokens.size() - 1);  // past the end: extrapolate the last slope
   const size_t lo = hi - 1;
@@ -145,7 +170,18 @@ std::array<double, 3> ServingStepModel::LinearTable::at(double t) const {
   return v;
 }
 
-ServingStepModel::ServingStepModel(const Scenario& s) {
+ServingStepModel::ServingStepModel(const Scenario& s) : ServingStepModel(s, token_grid()) {}
+
+IterationTime ServingStepModel::time_once(const Scenario& s, const BatchShape& b) {
+  // time() splits the batch into pp micro-batches, or two overlapped ones, or none; a table at
+  // each of those sizes answers it exactly.
+  const double tokens = std::max(1.0, b.tokens());
+  std::vector<double> grid = {tokens / d(std::max<int64_t>(2, s.parallel.pp)), tokens};
+  if (grid[0] < 1) grid.erase(grid.begin());
+  return ServingStepModel(s, grid).time(b);
+}
+
+ServingStepModel::ServingStepModel(const Scenario& s, const std::vector<double>& grid) {
   const auto& m = s.model;
   const auto& p = s.parallel;
   const auto& w = s.workload;
@@ -172,8 +208,8 @@ ServingStepModel::ServingStepModel(const Scenario& s) {
   wide.linear = all_sms(normal.linear, s.hardware.gpu.sm_count);
   wide.bf16 = all_sms(normal.bf16, s.hardware.gpu.sm_count);
   fewer_sms_ = compute_sm_fraction(s);
-  for (const double t : token_grid()) {
-    mb.workload.batch_seqs = static_cast<int64_t>(t);
+  for (const double t : grid) {
+    mb.workload.batch_seqs = std::max<int64_t>(1, std::llround(t));
     const auto add = [&](LinearTable& table, const OpRates& rates) {
       std::array<double, 3> sum{};
       const auto moe = moe_layers_ > 0 ? layer_seconds(mb, true, rates, t) : std::array<double, 3>{};

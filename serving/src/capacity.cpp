@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "mhcsim/cost/serving_step.h"
 #include "mhcsim/error.h"
 
 namespace mhcsim::serving {
@@ -55,10 +56,8 @@ PoolUnits pool_units(const Scenario& s, std::string label) {
   PoolUnits u;
   u.label = std::move(label);
   const auto& p = s.parallel;
-  const int64_t gpn = std::max(1, s.hardware.gpus_per_node);
   u.gpus_per_replica = p.tp * p.pp;
-  const int64_t group = std::max(u.gpus_per_replica, s.model.is_moe() ? p.ep : int64_t{1});
-  u.unit_gpus = group >= gpn ? (group + gpn - 1) / gpn * gpn : group;
+  u.unit_gpus = cost::deployment_unit_gpus(s);
   u.replicas_per_unit = std::max<int64_t>(1, u.unit_gpus / u.gpus_per_replica);
   return u;
 }

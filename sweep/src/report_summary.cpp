@@ -202,8 +202,10 @@ reports::Section cost_section(const Scenario& s) {
                                         to_string(s.workload.phase), s.workload.batch_seqs),
                             std::move(rate)});
   sec.blocks.emplace_back(reports::Paragraph{
-      "Roofline estimate (cost::serve_estimate): each kernel class takes the longer of its compute and its HBM "
-      "traffic, the EP all-to-all overlaps the other micro-batch up to parallel.overlap."});
+      "The serving simulator's iteration model at this batch (cost::serve_estimate): GEMMs and memory-bound "
+      "kernels op by op, streaming only the experts the batch hits; attention the longer of its FLOPs and its "
+      "KV bytes; DeepEP's low-latency all-to-all at decode, its normal kernels at prefill, overlapping the other "
+      "micro-batch up to parallel.overlap."});
   if (fit.sequences >= 1) sec.blocks.emplace_back(throughput_vs_latency(s, fit.sequences));
   return sec;
 }

@@ -1,5 +1,6 @@
-// Serving step roofline (cost::serve_estimate) against DeepSeek's published serving figures
-// (open-infra week day 6, "DeepSeek-V3/R1 inference system overview") and its own arithmetic.
+// The serving step at the scenario's batch (cost::serve_estimate: the iteration model of
+// serving_step.h) against DeepSeek's published serving figures (open-infra week day 6,
+// "DeepSeek-V3/R1 inference system overview") and its own arithmetic.
 #include <catch2/catch.hpp>
 
 #include "mhcsim/cost/flops.h"
@@ -19,15 +20,20 @@ Scenario serve(const std::vector<scenarios::Override>& o = {}) {
 }  // namespace
 
 TEST_CASE("DeepSeek-V3 decode on EP144 H800: the published 14.8k tokens/s per node is reachable") {
-  // Published: ~14.8k output tokens/s per node at an average KV length of 4,989, as a day's
-  // average over a varying load. The scenario's 128 sequences per GPU is our assumption, so the
-  // check is a band: the model's capacity at that batch must cover the published average (a
-  // model below a measured figure is wrong) and not exceed it by more than 2x.
+  // Published: ~14.8k output tokens/s per node at an average KV length of 4,989 and 20-22
+  // tokens/s per user, as a day's averages; together they say 14,800 / 8 / 21 = 88 sequences
+  // per GPU. The scenario runs 128, more than that: its capacity must cover the published
+  // rate and not exceed it by more than 2x.
   const auto e = serve_estimate(serve());
   CHECK(e.tokens_per_second_per_node >= 14.8e3);
   CHECK(e.tokens_per_second_per_node <= 2 * 14.8e3);
-  // Published per-user speed 20-22 tokens/s: the modelled time per output token must allow it.
-  CHECK(e.latency_seconds() <= 1.0 / 20.0);
+  // At the published batch the time per output token must allow the published 20 tokens/s.
+  const auto at88 = serve_estimate(serve({{"workload.batch_seqs", "88"}}));
+  CHECK(at88.latency_seconds() <= 1.0 / 20.0);
+  CHECK(at88.latency_seconds() < e.latency_seconds());
+  // Decode-only batches take DeepEP's low-latency kernels, two overlapped micro-batches.
+  CHECK(e.low_latency_a2a);
+  CHECK(e.micro_batches == 2);
 }
 
 TEST_CASE("DeepSeek-V3 prefill on EP32: op-level forward, at least the published computed rate") {
@@ -52,7 +58,10 @@ TEST_CASE("decode at batch 1 streams the weights: HBM-bound, and batching amorti
   const auto big = serve_estimate(serve({{"workload.batch_seqs", "256"}}));
   const auto s = serve();
   const double hbm = hbm_rate(s, "hbm_copy").bytes_per_second;
-  CHECK_THAT(one.linear_seconds, WithinRel(one.weight_bytes / hbm, 1e-12));
+  // Op by op at one token: the weights streamed, plus launches and the BF16 LM head; no
+  // faster than streaming them, and well within 2x of it.
+  CHECK(one.linear_seconds >= one.weight_bytes / hbm);
+  CHECK(one.linear_seconds <= 2 * one.weight_bytes / hbm);
   CHECK(big.tokens_per_second_per_gpu > 20 * one.tokens_per_second_per_gpu);
   CHECK(big.latency_seconds() > one.latency_seconds());
   // One sequence in EP144 hits 8 of 256 experts per layer; 256 x 144 tokens hit them all.
@@ -65,8 +74,10 @@ TEST_CASE("KV read grows with context, and the sizing follows the per-GPU rate")
   CHECK_THAT(long_ctx.kv_bytes / short_ctx.kv_bytes, WithinRel(32.0, 1e-12));
   CHECK(long_ctx.tokens_per_second_per_gpu < short_ctx.tokens_per_second_per_gpu);
   const auto e = serve_estimate(serve());
-  CHECK(e.gpus_for_target == static_cast<int64_t>(std::ceil(1.944e6 / e.tokens_per_second_per_gpu)));
-  CHECK(e.nodes_for_target == (e.gpus_for_target + 7) / 8);
+  // In whole EP144 groups (18 nodes): a part of a group cannot be deployed.
+  CHECK(e.gpus_for_target == 144 * static_cast<int64_t>(std::ceil(1.944e6 / e.tokens_per_second_per_gpu / 144)));
+  CHECK(e.gpus_for_target >= 1.944e6 / e.tokens_per_second_per_gpu);
+  CHECK(e.nodes_for_target == e.gpus_for_target / 8);
 }
 
 TEST_CASE("overlap: none adds the all-to-all, full hides it behind the other micro-batch") {

@@ -1,11 +1,12 @@
 // cost::ServingStepModel: the time of one serving iteration for any batch shape. Monotone in
-// each dimension, weight-streaming bound when small and compute bound when large, the same
-// numbers as serve_estimate where both model the same thing, and DeepEP's published latencies.
+// each dimension, weight-streaming bound when small and compute bound when large, the answer
+// serve_estimate (`step`) gives at one batch, and DeepEP's published latencies.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 
 #include "mhcsim/cost/kv_cache.h"
+#include "mhcsim/cost/layer_ops.h"
 #include "mhcsim/cost/rates.h"
 #include "mhcsim/cost/serve.h"
 #include "mhcsim/cost/serving_step.h"
@@ -17,20 +18,8 @@ using namespace mhcsim::cost;
 using Catch::Matchers::WithinRel;
 
 namespace {
-BatchShape decode(double seqs, double context) {
-  BatchShape b;
-  b.decode_seqs = b.sampled_seqs = seqs;
-  b.decode_context_tokens = seqs * context;
-  return b;
-}
-// `seqs` whole prompts of `len` tokens in one iteration.
-BatchShape prefill(double seqs, double len) {
-  BatchShape b;
-  b.prefill_tokens = seqs * len;
-  b.prefill_attended_tokens = seqs * len * (len + 1) / 2;
-  b.sampled_seqs = seqs;
-  return b;
-}
+BatchShape decode(double seqs, double context) { return decode_batch(seqs, context); }
+BatchShape prefill(double seqs, double len) { return prompt_batch(seqs, len); }
 }  // namespace
 
 TEST_CASE("iteration time grows with every dimension of the batch") {
@@ -90,40 +79,62 @@ TEST_CASE("routed experts: a small batch on one GPU streams only the experts it 
   CHECK(ep.time(decode(8, 128)).linear_seconds < 1.2 * ep.time(decode(2, 128)).linear_seconds);
 }
 
-TEST_CASE("consistent with serve_estimate where both price the same work") {
-  SECTION("prefill: the same op list, all-to-all and overlap, plus the LM head") {
-    const auto s = test::deepseek_serve({{"workload.phase", "\"prefill\""},
-                                         {"workload.batch_seqs", "4"},
-                                         {"parallel.ep", "32"},
-                                         {"hardware.gpus", "32"}});
-    const auto e = serve_estimate(s);
-    const auto t = ServingStepModel(s).time(prefill(4, 4989));
-    CHECK_THAT(t.linear_seconds + t.memory_bound_seconds, WithinRel(e.linear_seconds + e.elementwise_seconds, 0.01));
-    CHECK_THAT(t.attention_seconds, WithinRel(e.attention_seconds, 0.01));
-    CHECK_THAT(t.a2a_seconds, WithinRel(e.a2a_seconds, 0.01));
-    CHECK_THAT(t.seconds, WithinRel(e.step_seconds, 0.02));
-  }
-  SECTION("decode, one node, no overlap: the same attention; GEMMs at least the roofline") {
-    const auto s = test::deepseek_serve({{"parallel.ep", "8"},
-                                         {"hardware.gpus", "8"},
-                                         {"parallel.redundant_experts", "0"},
-                                         {"parallel.overlap", "0"},
-                                         {"parallel.max_nodes_per_token", "0"}});
-    const auto e = serve_estimate(s);
-    const auto t = ServingStepModel(s).time(decode(128, 4989));
-    CHECK(t.micro_batches == 1);
-    // FlashMLA's accounting in both, memory bound here; the step model adds the q and output
-    // rows (kernel_bytes.h: b h_q (2 d_c + d_R) per layer) and a launch per layer.
-    const double q_bytes = 61.0 * 128 * 128 * (2 * 512 + 64) * 2;
-    CHECK_THAT(t.attention_seconds - 61 * kDefaultLaunchSeconds,
-               WithinRel(e.attention_seconds * (e.kv_bytes + q_bytes) / e.kv_bytes, 1e-6));
-    // Op by op (waves, epilogues, launches, FP8 casts) is never faster than serve_estimate's
-    // max(FLOPs, weights) roofline, and within 2x of it.
-    const double op_level = t.linear_seconds + t.memory_bound_seconds;
-    const double roofline = e.linear_seconds + e.elementwise_seconds;
-    CHECK(op_level >= roofline);
-    CHECK(op_level <= 2 * roofline);
-  }
+TEST_CASE("serve_estimate is the table's answer at the scenario's batch") {
+  const auto s = GENERATE(as<Scenario>{}, test::deepseek_serve(),
+                          test::deepseek_serve({{"workload.phase", "\"prefill\""},
+                                                {"workload.batch_seqs", "4"},
+                                                {"parallel.ep", "32"},
+                                                {"hardware.gpus", "32"}}),
+                          test::llama_serve());
+  const bool decoding = s.workload.phase == ServePhase::Decode;
+  const double seqs = static_cast<double>(s.workload.batch_seqs);
+  const double len = static_cast<double>(s.workload.context_len);
+  const BatchShape b = decoding ? decode(seqs, len) : prefill(seqs, len);
+  const auto e = serve_estimate(s);
+  const auto once = ServingStepModel::time_once(s, b);
+  CHECK(e.step_seconds == once.seconds);
+  CHECK(e.micro_batches == once.micro_batches);
+  // The simulator's table interpolates between sizes 9% apart: within 2% of the exact price.
+  CHECK_THAT(ServingStepModel(s).seconds(b), WithinRel(e.step_seconds, 0.02));
+}
+
+TEST_CASE("prefill attention is the op list's FlashAttention core") {
+  // DeepSeek-V3, EP32: 4 prompts of 4,989 tokens, as layer_ops prices a training forward.
+  const auto s = test::deepseek_serve({{"workload.phase", "\"prefill\""},
+                                       {"workload.batch_seqs", "4"},
+                                       {"parallel.ep", "32"},
+                                       {"hardware.gpus", "32"}});
+  const auto t = ServingStepModel::time_once(s, prefill(4, 4989));
+  const auto rates = op_rates(s);
+  double core = 0;
+  for (const bool moe : {true, false})
+    for (const auto& o : layer_ops(s, moe))
+      if (o.kind == OpKind::Attention)
+        core += static_cast<double>(moe ? s.model.moe_layers() : s.model.dense_layers) * op_seconds(o, rates).forward;
+  CHECK_THAT(t.attention_seconds, WithinRel(core, 0.01));
+}
+
+TEST_CASE("decode, one node, no overlap: GEMMs op by op at least the weight-streaming roofline") {
+  const auto s = test::deepseek_serve({{"parallel.ep", "8"},
+                                       {"hardware.gpus", "8"},
+                                       {"parallel.redundant_experts", "0"},
+                                       {"parallel.overlap", "0"},
+                                       {"parallel.max_nodes_per_token", "0"}});
+  const auto e = serve_estimate(s);
+  const auto t = ServingStepModel(s).time(decode(128, 4989));
+  CHECK(t.micro_batches == 1);
+  // Op by op (waves, epilogues, launches, FP8 casts) is never faster than the larger of the
+  // GEMM FLOPs at the peak rate and the weights over HBM, and within 2x of it.
+  const double hbm = hbm_rate(s, "hbm_copy").bytes_per_second;
+  const double gemm = gemm_flops_per_second(s, s.precision.gemm);
+  const double roofline = std::max(e.linear_flops / gemm, e.weight_bytes / hbm);
+  CHECK(t.linear_seconds >= roofline);
+  CHECK(t.linear_seconds <= 2 * roofline);
+  // FlashMLA's accounting: the latent cache read plus the q and output rows per layer
+  // (kernel_bytes.h: b h_q (2 d_c + d_R)), one launch per layer.
+  const double q_bytes = 61.0 * 128 * 128 * (2 * 512 + 64) * 2;
+  const double mla_rate = hbm_rate(s, "mla_decode").bytes_per_second;
+  CHECK_THAT(t.attention_seconds - 61 * kDefaultLaunchSeconds, WithinRel((e.kv_bytes + q_bytes) / mla_rate, 1e-6));
 }
 
 TEST_CASE("DeepEP low-latency kernels: the published latencies at 128 tokens") {

@@ -57,10 +57,8 @@ double replicas_per_node(const Scenario& s) {
 double decode_seconds(const Scenario& s, std::string_view metric) {
   require_serving(s, ServePhase::Decode, metric);
   const auto seqs = static_cast<double>(s.workload.batch_seqs);
-  cost::BatchShape b;
-  b.decode_seqs = b.sampled_seqs = seqs;
-  b.decode_context_tokens = seqs * static_cast<double>(s.workload.context_len);
-  return cost::ServingStepModel(s).seconds(b);
+  return cost::ServingStepModel::time_once(s, cost::decode_batch(seqs, static_cast<double>(s.workload.context_len)))
+      .seconds;
 }
 
 // batch_seqs prompts of context_len tokens, the first prefix_cache_hit_pct % of each served from
@@ -70,12 +68,8 @@ double prefill_input_tokens_per_s_per_node(const Scenario& s, std::string_view m
   const double len = static_cast<double>(s.workload.context_len);
   const double seqs = static_cast<double>(s.workload.batch_seqs);
   const double cached = std::min(len - 1, std::floor(condition(s, kPrefixHitCondition) / 100.0 * len));
-  const double computed = len - cached;
-  cost::BatchShape b;
-  b.prefill_tokens = seqs * computed;
-  b.prefill_attended_tokens = seqs * (computed * cached + computed * (computed + 1) / 2);
-  b.sampled_seqs = seqs;
-  return seqs * len * replicas_per_node(s) / cost::ServingStepModel(s).seconds(b);
+  return seqs * len * replicas_per_node(s) /
+         cost::ServingStepModel::time_once(s, cost::prompt_batch(seqs, len, cached)).seconds;
 }
 }  // namespace
 

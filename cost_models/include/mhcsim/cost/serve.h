@@ -1,12 +1,10 @@
 #pragma once
-// Estimate of one serving step on one GPU of a model replica (tp x pp GPUs; with
-// expert parallelism attention runs data-parallel, one replica per attention rank, as
-// DeepSeek's EP144 decode does, open-infra day 6). Decode: every sequence of the batch gets one
-// token; prefill: the batch's prompts are processed once, priced op by op like a training
-// forward (layer_ops.h). At decode each kernel class takes the longer of
-// its compute and its HBM traffic (weights streamed once per micro-batch, the KV cache read at
-// decode or written at prefill); the EP all-to-all overlaps the other micro-batch's compute up
-// to parallel.overlap; with PP the batch runs as pp micro-batches through the stages.
+// One serving step on one GPU of a model replica (tp x pp GPUs; with expert parallelism
+// attention runs data-parallel, one replica per attention rank, as DeepSeek's EP144 decode does,
+// open-infra day 6) at the scenario's batch. Decode: every sequence of the batch gets one token;
+// prefill: the batch's prompts are processed once. The times are the serving simulator's
+// iteration model (serving_step.h) at this batch, op by op; the FLOPs and bytes beside them are
+// the work one micro-batch moves through one stage.
 #include <cstdint>
 
 #include "mhcsim/specs.h"
@@ -14,28 +12,29 @@
 namespace mhcsim::cost {
 
 struct ServeEstimate {
-  int64_t micro_batches = 1;     // pp (one per stage in flight)
+  int64_t micro_batches = 1;     // pp, or 2 overlapped with EP (serving_step.h), else 1
   int64_t micro_batch_seqs = 0;  // ceil(batch_seqs / micro_batches)
   double tokens_per_step = 0;    // per replica: batch_seqs (decode), x context_len (prefill)
-  // One stage, one micro-batch, on one GPU:
+  // The work of one micro-batch through one stage on one GPU:
   double linear_flops = 0;       // projections, FFNs, active experts, head
   double attention_flops = 0;    // attention core (MLA decode in weight-absorbed form)
   double weight_bytes = 0;       // weights streamed (routed experts: only those hit)
   double kv_bytes = 0;           // KV cache read (decode) or written (prefill)
   double elementwise_bytes = 0;  // norms, permute/combine, mHC streams
-  double linear_seconds = 0;     // max(FLOPs / GEMM rate, weights / HBM), dense + experts
-  double attention_seconds = 0;  // max(FLOPs / BF16 rate, KV / HBM)
-  double elementwise_seconds = 0;
-  double tp_comm_seconds = 0;      // TP all-reduces (2 per layer), not overlapped
+  // The whole batch (all micro-batches) through one stage:
+  double linear_seconds = 0;       // GEMMs op by op (incl. FP8 casts, streamed weights) + LM head
+  double attention_seconds = 0;    // attention core: max(FLOPs, KV bytes) per kernel
+  double elementwise_seconds = 0;  // norms, RoPE, router, permute / combine, residual or mHC
+  double tp_comm_seconds = 0;      // TP all-reduces, not overlapped
   double a2a_seconds = 0;          // EP dispatch + combine over the stage's MoE layers
+  bool low_latency_a2a = false;    // DeepEP's low-latency kernels (decode), else the normal ones
   double exposed_a2a_seconds = 0;  // what the other micro-batch's compute does not hide
   double pp_send_seconds = 0;      // activations to the next stage
-  double stage_seconds = 0;        // one micro-batch through one stage
-  // The whole batch:
-  double step_seconds = 0;  // micro_batches x stage_seconds
+  double stage_seconds = 0;        // step_seconds / micro_batches
+  double step_seconds = 0;
   double tokens_per_second_per_gpu = 0;
   double tokens_per_second_per_node = 0;
-  int64_t gpus_for_target = 0;  // ceil(target_tokens_per_second / per GPU); 0 = no target
+  int64_t gpus_for_target = 0;  // target / per GPU, in whole deployment units; 0 = no target
   int64_t nodes_for_target = 0;
 
   double compute_seconds() const { return linear_seconds + attention_seconds + elementwise_seconds; }

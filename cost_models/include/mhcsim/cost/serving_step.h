@@ -43,6 +43,12 @@ struct BatchShape {
   double tokens() const { return prefill_tokens + decode_seqs; }
 };
 
+// `seqs` prompts of `len` tokens each, the first `cached` of each from the prefix cache:
+// attended (causally, by every computed token), not computed; their last tokens sample.
+BatchShape prompt_batch(double seqs, double len, double cached = 0);
+// `seqs` sequences decoding one token each over `context_len` cached tokens.
+BatchShape decode_batch(double seqs, double context_len);
+
 struct IterationTime {
   int64_t micro_batches = 1;
   bool low_latency_a2a = false;     // DeepEP low-latency kernels (decode-only batch)
@@ -84,10 +90,18 @@ struct A2aPhaseSeconds {
 // "alltoall_ll_dispatch" / "alltoall_ll_combine" (alpha + bytes / bus bandwidth) replace it.
 A2aPhaseSeconds low_latency_a2a_seconds(const Scenario& s, double tokens);
 
+// GPUs of one deployment unit: the EP group (its replicas meet in every MoE layer's all-to-all)
+// in whole nodes, or the replica (tp x pp GPUs) when that is larger or there is no EP.
+int64_t deployment_unit_gpus(const Scenario& s);
+
 class ServingStepModel {
  public:
-  // Serve-mode scenarios only; SpecError on impossible specs.
+  // Serve-mode scenarios only; SpecError on impossible specs. Tabulates every batch size up to
+  // kTableMaxTokens (milliseconds): for the serving simulator's many queries.
   explicit ServingStepModel(const Scenario& s);
+  // One batch, priced at exactly its micro-batch size without the table (tens of microseconds):
+  // what `step`, sweeps and `validate` show, the same number the simulator's table gives there.
+  static IterationTime time_once(const Scenario& s, const BatchShape& b);
 
   IterationTime time(const BatchShape& b) const;
   double seconds(const BatchShape& b) const { return time(b).seconds; }
@@ -137,6 +151,8 @@ class ServingStepModel {
     Linear dispatch_nvlink, dispatch_nic, combine_nvlink, combine_nic;
     double at(double tokens) const;
   };
+  // Tables at these micro-batch token counts (ascending) only.
+  ServingStepModel(const Scenario& s, const std::vector<double>& grid);
   double attention_seconds(const BatchShape& b, bool all_sms) const;
   double head_seconds(double rows, bool all_sms) const;
 
