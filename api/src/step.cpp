@@ -68,7 +68,9 @@ std::vector<reports::Quantity> serving_quantities(const Scenario& s) {
       {"stage_s", "stage time per micro-batch", e.stage_seconds, "ms", 1e3},
       {"step_s", "step time (whole batch)", e.step_seconds, "ms", 1e3},
       {"latency_s", decode ? "time per output token" : "time to first token", e.latency_seconds(), "ms", 1e3},
-      {"tokens_per_step", decode ? "output tokens per step (replica)" : "prompt tokens per step (replica)",
+      {"tokens_per_step",
+       fmt::format("{} tokens per step (replica of {} GPU{})", decode ? "output" : "prompt",
+                   s.parallel.tp * s.parallel.pp, s.parallel.tp * s.parallel.pp == 1 ? "" : "s"),
        e.tokens_per_step, "tokens", 1.0, 0},
       {"tokens_per_s_per_gpu", "throughput per GPU", e.tokens_per_second_per_gpu, "tokens/s", 1.0, 0},
       {"tokens_per_s_per_node", "throughput per node", e.tokens_per_second_per_node, "tokens/s", 1.0, 0}};

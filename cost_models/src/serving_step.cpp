@@ -170,18 +170,20 @@ std::array<double, 3> ServingStepModel::LinearTable::at(double t) const {
   return v;
 }
 
-ServingStepModel::ServingStepModel(const Scenario& s) : ServingStepModel(s, token_grid()) {}
+ServingStepModel::Split::Split(const Scenario& s)
+    : pp(s.parallel.pp), ep(s.model.is_moe() && s.parallel.ep > 1), overlap(s.parallel.overlap) {}
+
+ServingStepModel::ServingStepModel(const Scenario& s) : ServingStepModel(s, token_grid(), kBothTables) {}
 
 IterationTime ServingStepModel::time_once(const Scenario& s, const BatchShape& b) {
-  // time() splits the batch into pp micro-batches, or two overlapped ones, or none; a table at
-  // each of those sizes answers it exactly.
+  // One table entry at the micro-batch size time() asks for answers it exactly.
+  const Split split(s);
   const double tokens = std::max(1.0, b.tokens());
-  std::vector<double> grid = {tokens / d(std::max<int64_t>(2, s.parallel.pp)), tokens};
-  if (grid[0] < 1) grid.erase(grid.begin());
-  return ServingStepModel(s, grid).time(b);
+  return ServingStepModel(s, {tokens / d(split.micro_batches(tokens))}, split.low_latency(b) ? kAllSms : kNormalSms)
+      .time(b);
 }
 
-ServingStepModel::ServingStepModel(const Scenario& s, const std::vector<double>& grid) {
+ServingStepModel::ServingStepModel(const Scenario& s, const std::vector<double>& grid, Tables tables) : split_(s) {
   const auto& m = s.model;
   const auto& p = s.parallel;
   const auto& w = s.workload;
@@ -189,10 +191,6 @@ ServingStepModel::ServingStepModel(const Scenario& s, const std::vector<double>&
   check(w.kv_block_tokens >= 1, "workload.kv_block_tokens", "must be >= 1");
   validate_model(m);
 
-  pipeline_ = p.pp > 1;
-  ep_ = m.is_moe() && p.ep > 1;
-  overlap_ = p.overlap;
-  micro_batches_ = pipeline_ ? p.pp : (ep_ && overlap_ > 0 ? 2 : 1);
   gpus_per_replica_ = p.tp * p.pp;
 
   // The stage's layers, MoE layers first: the most loaded stage paces the pipeline.
@@ -218,8 +216,8 @@ ServingStepModel::ServingStepModel(const Scenario& s, const std::vector<double>&
       table.tokens.push_back(t);
       table.seconds.push_back(sum);
     };
-    add(normal_, normal);
-    add(all_sms_, ep_ ? wide : normal);
+    if (tables & kNormalSms) add(normal_, normal);
+    if (tables & kAllSms) add(all_sms_, split_.ep ? wide : normal);
   }
 
   // Attention: FLOPs and bytes per key, per token and per sequence, as serve_estimate and
@@ -265,7 +263,7 @@ ServingStepModel::ServingStepModel(const Scenario& s, const std::vector<double>&
     const double one = seconds(1.0), two = seconds(2.0);
     return Linear{2.0 * one - two, two - one};
   };
-  if (ep_ && moe_layers_ > 0) {
+  if (split_.ep && moe_layers_ > 0) {
     const double tp = d(p.tp);
     const auto link = [&](double A2aTime::*field) {
       return linear_in_tokens([&, field](double t) { return moe_layers_ * (a2a_time(s, t / tp).*field); });
@@ -277,7 +275,8 @@ ServingStepModel::ServingStepModel(const Scenario& s, const std::vector<double>&
       return moe_layers_ * (x.dispatch + x.combine);
     });
   }
-  if (pipeline_) pp_send_ = linear_in_tokens([&](double t) { return stage_send_seconds(s, stage_send_bytes(s, t)); });
+  if (split_.pp > 1)
+    pp_send_ = linear_in_tokens([&](double t) { return stage_send_seconds(s, stage_send_bytes(s, t)); });
 
   kv_block_tokens_ = w.kv_block_tokens;
   const auto fit = kv_fit(s, 1);
@@ -326,9 +325,8 @@ IterationTime ServingStepModel::time(const BatchShape& b) const {
   IterationTime t;
   const double tokens = b.tokens();
   if (tokens <= 0) return t;
-  t.low_latency_a2a = ep_ && b.prefill_tokens <= 0;
-  // Two overlapped micro-batches need two tokens to split; pipeline stages always take pp.
-  t.micro_batches = pipeline_ || tokens >= 2 ? micro_batches_ : 1;
+  t.low_latency_a2a = split_.low_latency(b);
+  t.micro_batches = split_.micro_batches(tokens);
   const double n = d(t.micro_batches);
   const double f = 1.0 / n;
   BatchShape part = b;
@@ -356,7 +354,7 @@ IterationTime ServingStepModel::time(const BatchShape& b) const {
   // micro-batch has nothing to hide behind.
   const double compute = t.compute_seconds();
   t.exposed_a2a_seconds =
-      t.micro_batches >= 2 ? t.a2a_seconds - overlap_ * std::min(compute, t.a2a_seconds) : t.a2a_seconds;
+      t.micro_batches >= 2 ? t.a2a_seconds - split_.overlap * std::min(compute, t.a2a_seconds) : t.a2a_seconds;
   t.pp_send_seconds = n * pp_send_.at(tokens * f);
   t.seconds = compute + t.exposed_a2a_seconds + t.pp_send_seconds;
   return t;

@@ -151,15 +151,24 @@ class ServingStepModel {
     Linear dispatch_nvlink, dispatch_nic, combine_nvlink, combine_nic;
     double at(double tokens) const;
   };
-  // Tables at these micro-batch token counts (ascending) only.
-  ServingStepModel(const Scenario& s, const std::vector<double>& grid);
+  // How an iteration splits: pp micro-batches through a pipeline; with EP and overlap, two
+  // overlapped ones once there are two tokens to split (DeepSeek's two-micro-batch overlap);
+  // decode-only batches with EP take DeepEP's low-latency kernels and leave every SM to compute.
+  struct Split {
+    int64_t pp = 1;
+    bool ep = false;
+    double overlap = 0;
+    explicit Split(const Scenario& s);
+    int64_t micro_batches(double tokens) const { return pp > 1 ? pp : (ep && overlap > 0 && tokens >= 2 ? 2 : 1); }
+    bool low_latency(const BatchShape& b) const { return ep && b.prefill_tokens <= 0; }
+  };
+  enum Tables { kNormalSms = 1, kAllSms = 2, kBothTables = 3 };
+  // The linear tables at these micro-batch token counts (ascending) only, and only those asked.
+  ServingStepModel(const Scenario& s, const std::vector<double>& grid, Tables tables);
   double attention_seconds(const BatchShape& b, bool all_sms) const;
   double head_seconds(double rows, bool all_sms) const;
 
-  int64_t micro_batches_ = 1;  // pp, or 2 with two-micro-batch overlap
-  bool pipeline_ = false;
-  bool ep_ = false;
-  double overlap_ = 0;
+  Split split_;
   double moe_layers_ = 0;  // the stage's MoE layers (the most loaded stage)
   LinearTable normal_;     // SMs shared with DeepEP's normal kernels
   LinearTable all_sms_;    // decode-only: low-latency kernels leave every SM to compute
