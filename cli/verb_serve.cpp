@@ -93,9 +93,9 @@ void run_serve(const Scenario& s, const Output& out, const ServeOptions& o) {
   const std::string pools = c.prefill_replicas > 0
                                 ? fmt::format("{} prefill + {} decode replicas", c.prefill_replicas, c.replicas)
                                 : fmt::format("{} replica{}", c.replicas, c.replicas > 1 ? "s" : "");
-  api::runs_table(fmt::format("serve {}: {}, {} x {} GPU{} ({})", s.name, a.requests_source, pools, a.gpus_per_replica,
-                              a.gpus_per_replica > 1 ? "s" : "", s.hardware.gpu.name),
-                  a.runs)
+  serving::runs_table(fmt::format("serve {}: {}, {} x {} GPU{} ({})", s.name, a.requests_source, pools,
+                                  a.gpus_per_replica, a.gpus_per_replica > 1 ? "s" : "", s.hardware.gpu.name),
+                      a.runs)
       .print_text(std::cout);
   std::cout << fmt::format("# KV cache: {} blocks of {} tokens per replica ({} tokens)\n", a.kv_blocks_per_replica,
                            a.kv_block_tokens, a.kv_blocks_per_replica * a.kv_block_tokens);

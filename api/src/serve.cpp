@@ -116,18 +116,6 @@ ServeAnswer serve(const Scenario& s, const ServeRequest& r) {
   return a;
 }
 
-reports::Table runs_table(const std::string& title, const std::vector<serving::ServingResult>& runs) {
-  std::vector<reports::Column> columns;
-  for (const auto& f : serving::stat_fields()) columns.push_back({f.key, f.header, f.precision, f.text_scale});
-  reports::Table t(title, columns);
-  for (const auto& r : runs) {
-    std::vector<reports::Cell> row;
-    for (const auto& f : serving::stat_fields()) row.emplace_back(f.get(r));
-    t.add_row(std::move(row));
-  }
-  return t;
-}
-
 nlohmann::json to_json(const Scenario& s, const ServeRequest& request, const ServeAnswer& a) {
   const auto& c = request.config;
   nlohmann::json doc;

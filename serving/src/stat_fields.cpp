@@ -31,4 +31,16 @@ const std::vector<StatField>& stat_fields() {
   return fields;
 }
 
+reports::Table runs_table(const std::string& title, const std::vector<ServingResult>& runs) {
+  std::vector<reports::Column> columns;
+  for (const auto& f : stat_fields()) columns.push_back({f.key, f.header, f.precision, f.text_scale});
+  reports::Table t(title, columns);
+  for (const auto& r : runs) {
+    std::vector<reports::Cell> row;
+    for (const auto& f : stat_fields()) row.emplace_back(f.get(r));
+    t.add_row(std::move(row));
+  }
+  return t;
+}
+
 }  // namespace mhcsim::serving

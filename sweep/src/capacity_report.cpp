@@ -38,6 +38,7 @@ reports::Document capacity_report(const Scenario& s, scenarios::ScenarioTemplate
     doc.sections.push_back(step_section(s));
     doc.sections.push_back(pipeline_section(s, tpl, max_sim_ops));
   }
+  if (s.workload.mode == WorkloadMode::Serve) doc.sections.push_back(serving_load_section(s));
   doc.sections.push_back(kv_section(s));
   doc.sections.push_back(mhc_section(s, tpl));
   if (auto stability = stability_section(s)) doc.sections.push_back(std::move(*stability));

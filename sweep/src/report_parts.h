@@ -24,6 +24,9 @@ reports::Section pipeline_section(const Scenario& s, scenarios::ScenarioTemplate
 reports::Section kv_section(const Scenario& s);
 reports::Section mhc_section(const Scenario& s, scenarios::ScenarioTemplate& tpl);
 reports::Section cost_section(const Scenario& s);
+// Serving scenarios: the request-level simulator on one replica at rates rising past its
+// capacity (latency percentiles against load, throughput against latency).
+reports::Section serving_load_section(const Scenario& s);
 // mHC against HC on the stability library's random model; nothing for a plain residual.
 std::optional<reports::Section> stability_section(const Scenario& s);
 

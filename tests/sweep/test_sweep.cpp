@@ -1,11 +1,12 @@
 // Sweeps: the cross product, infeasible points kept with their reason, --top ranking,
 // results independent of the thread count, outputs that never silently replace a file, and
-// the capacity report's chunk time by op kind, and the simulator's terms where the report and
-// `sweep --simulate` show them.
+// the capacity report's chunk time by op kind, the simulator's terms where the report and
+// `sweep --simulate` show them, and the serving report's latency against load.
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -272,6 +273,49 @@ TEST_CASE("the report's step breakdown and sweep --simulate use the simulator's 
   REQUIRE(step_time < e.metrics.size());
   CHECK_THAT(point.values[step_time], Catch::Matchers::WithinRel(simulated.step_seconds, 1e-9));
   CHECK_THAT(point.values[bubble], Catch::Matchers::WithinRel(terms.bubble_seconds / simulated.step_seconds, 1e-9));
+}
+
+// The serving report's load section: the request-level simulator at rates rising past one
+// replica's capacity. Below capacity the output throughput follows the offered rate; past it,
+// the throughput levels off and the p99 time to first token grows with the backlog.
+TEST_CASE("the serving report shows latency percentiles against load, with the knee past capacity") {
+  scenarios::ScenarioTemplate tpl{read(std::string(MHCSIM_SOURCE_DIR) + "/scenarios/deepseek_v3_serve.toml"),
+                                  "deepseek_v3_serve.toml"};
+  const Scenario s = tpl.instantiate({});
+  const reports::Document doc = capacity_report(s, tpl);
+  const reports::Table* runs = nullptr;
+  std::vector<std::string> figures;
+  for (const auto& section : doc.sections)
+    for (const auto& block : section.blocks) {
+      if (const auto* t = std::get_if<reports::Table>(&block); t && t->title() == "runs by arrival rate") {
+        CHECK(section.title == "Serving under load (request-level simulation)");
+        runs = t;
+      }
+      if (const auto* f = std::get_if<reports::Figure>(&block)) figures.push_back(f->name);
+    }
+  REQUIRE(runs != nullptr);
+  CHECK(std::find(figures.begin(), figures.end(), "serve_latency_vs_load") != figures.end());
+  CHECK(std::find(figures.begin(), figures.end(), "serve_throughput_vs_p99") != figures.end());
+
+  const auto column = [&](const std::string& key) {
+    const auto& cols = runs->columns();
+    const auto it = std::find_if(cols.begin(), cols.end(), [&](const auto& c) { return c.key == key; });
+    REQUIRE(it != cols.end());
+    std::vector<double> v;
+    for (const auto& row : runs->rows()) v.push_back(std::get<double>(row[static_cast<size_t>(it - cols.begin())]));
+    return v;
+  };
+  const auto rate = column("rate_per_s"), ttft_p99 = column("ttft_p99_s"), out = column("output_tokens_per_s_per_gpu");
+  REQUIRE(rate.size() >= 4);
+  for (size_t i = 1; i < rate.size(); ++i) CHECK(rate[i] > rate[i - 1]);
+  // At the lowest rate (20% of the flood throughput) the replica keeps up: throughput ~ rate.
+  CHECK_THAT(out[1] / out[0], Catch::Matchers::WithinRel(rate[1] / rate[0], 0.15));
+  // The last two rates are past capacity: throughput rises by less than the rate did, and the
+  // p99 TTFT at the highest rate is many times the lowest rate's.
+  const size_t n = rate.size();
+  CHECK(out[n - 1] / out[n - 2] < rate[n - 1] / rate[n - 2]);
+  CHECK(ttft_p99[n - 1] > 10 * ttft_p99[0]);
+  CHECK(ttft_p99[n - 1] > ttft_p99[n - 2]);
 }
 
 TEST_CASE("streamed sweeps: blocks in point order, the same results, and the same top K") {

@@ -10,7 +10,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mhcsim/reports/table.h"
 #include "mhcsim/serving/capacity.h"
 #include "mhcsim/serving/config.h"
 #include "mhcsim/serving/request.h"
@@ -47,8 +46,6 @@ struct ServeAnswer {
 // Throws InputError (naming the CLI flag: --rate, --max-rate, ...) for an inconsistent request.
 ServeAnswer serve(const Scenario& s, const ServeRequest& request);
 
-// One row per run, the columns of serving::stat_fields().
-reports::Table runs_table(const std::string& title, const std::vector<serving::ServingResult>& runs);
 nlohmann::json to_json(const Scenario& s, const ServeRequest& request, const ServeAnswer& answer);
 
 }  // namespace mhcsim::api

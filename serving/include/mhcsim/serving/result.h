@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "mhcsim/reports/table.h"
+
 namespace mhcsim::serving {
 
 struct Percentiles {
@@ -55,5 +57,7 @@ struct StatField {
 };
 // The scalar fields, in table order.
 const std::vector<StatField>& stat_fields();
+// One row per run, the columns of stat_fields() (`serve`'s table, the report's).
+reports::Table runs_table(const std::string& title, const std::vector<ServingResult>& runs);
 
 }  // namespace mhcsim::serving
