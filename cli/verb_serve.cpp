@@ -27,6 +27,7 @@ struct ServeOptions {
   bool no_chunked_prefill = false;
   std::string seed = "1";
   bool max_rate = false;
+  std::string target_rate;
   std::string trace;
 };
 
@@ -65,6 +66,7 @@ api::ServeRequest parse(const ServeOptions& o) {
   p.requests_file = o.requests_file;
   p.prefill_scenario = o.prefill_scenario;
   p.max_rate = o.max_rate;
+  if (!o.target_rate.empty()) p.target_rate_per_s = parse_positive(o.target_rate, "--target-rate");
   p.trace_path = o.trace;
   return p;  // api::serve checks how the options combine
 }
@@ -76,7 +78,8 @@ nlohmann::json serve_inputs(const Scenario& s, const api::ServeRequest& r) {
   in["rate_per_s"] = r.rate_per_s ? nlohmann::json(*r.rate_per_s) : nlohmann::json();
   in["requests"] = r.requests;
   in["requests_file"] = or_null(r.requests_file);
-  in["max_rate"] = r.max_rate;
+  in["max_rate"] = r.max_rate || r.target_rate_per_s.has_value();
+  in["target_rate_per_s"] = r.target_rate_per_s ? nlohmann::json(*r.target_rate_per_s) : nlohmann::json();
   in["replicas"] = c.replicas;
   in["prefill_replicas"] = c.prefill_replicas;
   in["slo_ttft_s"] = c.slo_ttft_s > 0 ? nlohmann::json(c.slo_ttft_s) : nlohmann::json();
@@ -110,12 +113,17 @@ void run_serve(const Scenario& s, const Output& out, const ServeOptions& o) {
       std::cout << "# max rate: no rate down to the search's floor meets the SLOs\n";
   }
   if (a.capacity) {
-    std::cout << fmt::format("# capacity for {:.4g} {} tokens/s (workload.target_tokens_per_second):",
-                             a.capacity->target_tokens_per_s, a.decode_target ? "output" : "input");
+    std::cout << (a.capacity_target == "requests"
+                      ? fmt::format("# capacity for {:.4g} requests/s (--target-rate):", a.capacity->target_per_s)
+                      : fmt::format("# capacity for {:.4g} {} tokens/s (workload.target_tokens_per_second):",
+                                    a.capacity->target_per_s,
+                                    a.capacity_target == "output_tokens" ? "output" : "input"));
     for (const auto& pc : a.capacity->pools)
       std::cout << fmt::format(" {} {} replicas ({} units of {} GPUs),", pc.units.label, pc.replicas,
                                pc.deployment_units, pc.units.unit_gpus);
     std::cout << fmt::format(" {} GPUs, {} nodes\n", a.capacity->gpus, a.capacity->nodes);
+    std::cout << "# (copies of the simulated pools; one router over more replicas takes more per replica: "
+                 "--replicas to check)\n";
   }
 }
 }  // namespace
@@ -126,7 +134,8 @@ void setup_serve(CLI::App& app) {
                                 "Simulate serving under load: TTFT/TPOT/E2E percentiles, throughput, goodput, KV use, "
                                 "cost; --max-rate and the capacity for the scenario's target",
                                 [o](const Scenario& s, const Output& out) { run_serve(s, out, *o); });
-  cmd->add_option("--rate", o->rate, "Poisson arrival rate, requests/s (> 0); with --max-rate the search's start");
+  cmd->add_option("--rate", o->rate,
+                  "Poisson arrival rate, requests/s (> 0); with --max-rate the search's start (default 1)");
   cmd->add_option("--requests", o->requests, "Requests to simulate (default 1000)");
   cmd->add_option("--requests-file", o->requests_file, "CSV or JSONL of arrival_s, input_tokens, output_tokens");
   cmd->add_option("--input-tokens", o->input_tokens, "Prompt tokens per request, or their mean (default 1024)");
@@ -152,6 +161,9 @@ void setup_serve(CLI::App& app) {
   cmd->add_flag(
       "--max-rate", o->max_rate,
       "Search the highest rate meeting the SLOs at p99, and the capacity for workload.target_tokens_per_second");
+  cmd->add_option("--target-rate", o->target_rate,
+                  "Load to size the service for, requests/s: replicas, GPUs and nodes meeting the SLOs (implies "
+                  "--max-rate; default workload.target_tokens_per_second)");
   cmd->add_option("--trace", o->trace, "Chrome trace of the iterations (first 16 replicas of each pool)");
 }
 

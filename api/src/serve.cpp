@@ -15,14 +15,15 @@ namespace mhcsim::api {
 namespace {
 void check(const ServeRequest& r) {
   const auto& c = r.config;
-  if (r.requests_file.empty() && !r.rate_per_s)
+  if (r.requests_file.empty() && !r.rate_per_s && !r.max_rate && !r.target_rate_per_s)
     throw InputError("--rate", "missing (expected --rate R requests/s, or --requests-file F)");
   if (!r.requests_file.empty() && r.rate_per_s)
     throw InputError("--rate", "a request file has its own arrivals (expected --rate or --requests-file, not both)");
-  if (!r.requests_file.empty() && r.max_rate)
-    throw InputError("--max-rate", "searches Poisson rates (expected --rate, not --requests-file)");
-  if (r.max_rate && c.slo_ttft_s <= 0 && c.slo_tpot_s <= 0)
-    throw InputError("--max-rate", "needs an SLO to meet (expected --slo-ttft and/or --slo-tpot)");
+  const char* search_flag = r.target_rate_per_s ? "--target-rate" : "--max-rate";
+  if (!r.requests_file.empty() && (r.max_rate || r.target_rate_per_s))
+    throw InputError(search_flag, "searches Poisson rates (expected --rate, not --requests-file)");
+  if ((r.max_rate || r.target_rate_per_s) && c.slo_ttft_s <= 0 && c.slo_tpot_s <= 0)
+    throw InputError(search_flag, "needs an SLO to meet (expected --slo-ttft and/or --slo-tpot)");
   if (!r.prefill_scenario.empty() && c.prefill_replicas == 0)
     throw InputError("--prefill-scenario", "describes the prefill pool (expected --prefill-replicas > 0 too)");
 }
@@ -82,15 +83,17 @@ ServeAnswer serve(const Scenario& s, const ServeRequest& r) {
                                         r.input.mean_tokens, r.output.mean_tokens, length_name(r.input.kind))
                           : r.requests_file;
   // One run (traced when asked), or the max-rate search and its runs.
-  if (r.max_rate) {
+  constexpr double kDefaultSearchStartPerS = 1;
+  const double rate_per_s = r.rate_per_s.value_or(kDefaultSearchStartPerS);
+  if (r.max_rate || r.target_rate_per_s) {
     a.search = search_max_rate([&](double rate) { return simulate_at(rate, nullptr); }, r.config.slo_ttft_s,
-                               r.config.slo_tpot_s, *r.rate_per_s);
+                               r.config.slo_tpot_s, rate_per_s);
     a.runs = a.search->probes;
     std::sort(a.runs.begin(), a.runs.end(), [](const auto& x, const auto& y) { return x.rate_per_s < y.rate_per_s; });
   }
   const auto one_run = [&](std::ostream* trace) {
     if (!r.requests_file.empty()) return simulate_file(trace);
-    return simulate_at(a.search && a.search->rate_per_s > 0 ? a.search->rate_per_s : *r.rate_per_s, trace);
+    return simulate_at(a.search && a.search->rate_per_s > 0 ? a.search->rate_per_s : rate_per_s, trace);
   };
   if (!r.trace_path.empty()) {
     ServingResult traced;
@@ -99,19 +102,21 @@ ServeAnswer serve(const Scenario& s, const ServeRequest& r) {
   } else if (!a.search) {
     a.runs.push_back(one_run(nullptr));
   }
-  // The capacity answer: the scenario's target load at the max rate's per-replica throughput.
+  // The capacity answer: the target load over what the simulated pools served at the max rate,
+  // in requests/s (--target-rate) or in the scenario's target tokens/s.
   const auto& c = r.config;
-  a.decode_target = s.workload.phase == ServePhase::Decode;
-  if (a.search && a.search->rate_per_s > 0 && s.workload.target_tokens_per_second > 0) {
+  const bool decode = s.workload.phase == ServePhase::Decode;
+  a.capacity_target = r.target_rate_per_s ? "requests" : decode ? "output_tokens" : "input_tokens";
+  const double target_per_s = r.target_rate_per_s.value_or(s.workload.target_tokens_per_second);
+  if (a.search && a.search->rate_per_s > 0 && target_per_s > 0) {
     const auto& at = a.search->at_rate;
     const double per_request =
-        (a.decode_target ? at.output_tokens : at.input_tokens) / static_cast<double>(at.requests);
+        r.target_rate_per_s ? 1.0 : (decode ? at.output_tokens : at.input_tokens) / static_cast<double>(at.requests);
     std::vector<std::pair<PoolUnits, int64_t>> simulated;
     if (c.prefill_replicas > 0)
       simulated.push_back({pool_units(prefill ? prefill->scenario() : s, "prefill"), c.prefill_replicas});
     simulated.push_back({pool_units(s, c.prefill_replicas > 0 ? "decode" : "serving"), c.replicas});
-    a.capacity = capacity_for(s.workload.target_tokens_per_second, a.search->rate_per_s * per_request, simulated,
-                              s.hardware.gpus_per_node);
+    a.capacity = capacity_for(target_per_s, a.search->rate_per_s * per_request, simulated, s.hardware.gpus_per_node);
   }
   return a;
 }
@@ -136,9 +141,9 @@ nlohmann::json to_json(const Scenario& s, const ServeRequest& request, const Ser
   }
   if (a.capacity) {
     auto& cap = doc["capacity"];
-    cap["target_tokens_per_s"] = a.capacity->target_tokens_per_s;
-    cap["target_kind"] = a.decode_target ? "output" : "input";
-    cap["tokens_per_s_at_max_rate"] = a.capacity->simulated_tokens_per_s;
+    cap["target"] = a.capacity_target;  // the unit of the two rates below, per second
+    cap["target_per_s"] = a.capacity->target_per_s;
+    cap["served_per_s_at_max_rate"] = a.capacity->simulated_per_s;
     cap["gpus"] = a.capacity->gpus;
     cap["nodes"] = a.capacity->nodes;
     cap["pools"] = nlohmann::json::array();

@@ -98,7 +98,8 @@ py::object serve(const LoadedScenario& l, const std::optional<double>& rate, int
                  const std::string& lengths, double prefix_hit, double slo_ttft_s, double slo_tpot_s, int64_t replicas,
                  int64_t prefill_replicas, const std::optional<std::string>& prefill_scenario,
                  const std::string& router, int64_t token_budget, int64_t prefill_token_budget, int64_t max_batch,
-                 bool chunked_prefill, int64_t seed, bool max_rate, const std::optional<std::string>& trace) {
+                 bool chunked_prefill, int64_t seed, bool max_rate, const std::optional<double>& target_rate,
+                 const std::optional<std::string>& trace) {
   using namespace serving;
   api::ServeRequest r;
   if (rate) r.rate_per_s = parse_positive(number_text(*rate), "rate");
@@ -131,6 +132,7 @@ py::object serve(const LoadedScenario& l, const std::optional<double>& rate, int
   if (slo_tpot_s != 0) c.slo_tpot_s = parse_positive(number_text(slo_tpot_s), "slo_tpot_s");
   r.prefill_scenario = prefill_scenario.value_or("");
   r.max_rate = max_rate;
+  if (target_rate) r.target_rate_per_s = parse_positive(number_text(*target_rate), "target_rate");
   r.trace_path = trace.value_or("");
   nlohmann::json doc;
   {
@@ -152,7 +154,7 @@ void register_runs(py::module_& m) {
         "with the axes, 'feasible', the metrics and 'reason'. jobs=0: all cores.");
   m.def("validate", &validate_suite, py::arg("dir") = py::none(), py::arg("overrides") = py::none(),
         py::arg("check") = py::none(),
-        "Published training runs against the model (`mhcsim validate`): rows, summary, held-out summary; "
+        "Published training and serving runs against the model (`mhcsim validate`): rows, summary, held-out summary; "
         "check='MEDIAN,MAX' adds a 'check' entry.");
   m.def("serve", &serve, py::arg("scenario"), py::arg("rate") = py::none(), py::arg("requests") = 1000,
         py::arg("requests_file") = py::none(), py::arg("input_tokens") = 1024, py::arg("output_tokens") = 256,
@@ -160,9 +162,12 @@ void register_runs(py::module_& m) {
         py::arg("slo_tpot_s") = 0.0, py::arg("replicas") = 1, py::arg("prefill_replicas") = 0,
         py::arg("prefill_scenario") = py::none(), py::arg("router") = "least-loaded", py::arg("token_budget") = 2048,
         py::arg("prefill_token_budget") = 16384, py::arg("max_batch") = 0, py::arg("chunked_prefill") = true,
-        py::arg("seed") = 1, py::arg("max_rate") = false, py::arg("trace") = py::none(),
+        py::arg("seed") = 1, py::arg("max_rate") = false, py::arg("target_rate") = py::none(),
+        py::arg("trace") = py::none(),
         "Serving under load (`mhcsim serve`): Poisson arrivals at `rate` requests/s or a request file; "
-        "'runs' holds one row per simulated rate (TTFT/TPOT/E2E percentiles, throughput, goodput, cost).");
+        "'runs' holds one row per simulated rate (TTFT/TPOT/E2E percentiles, throughput, goodput, cost); "
+        "max_rate=True searches the highest rate meeting the SLOs, target_rate=R sizes the service (replicas, "
+        "GPUs, nodes) for R requests/s.");
 }
 
 }  // namespace mhcsim::python

@@ -65,8 +65,8 @@ PoolUnits pool_units(const Scenario& s, std::string label) {
 CapacityAnswer capacity_for(double target, double simulated, const std::vector<std::pair<PoolUnits, int64_t>>& pools,
                             int gpus_per_node) {
   CapacityAnswer a;
-  a.target_tokens_per_s = target;
-  a.simulated_tokens_per_s = simulated;
+  a.target_per_s = target;
+  a.simulated_per_s = simulated;
   if (target <= 0 || simulated <= 0) return a;
   a.scale = target / simulated;
   for (const auto& [units, replicas] : pools) {

@@ -73,8 +73,8 @@ reports::Section serving_load_section(const Scenario& s) {
       "are {:.0f}% to {:.0f}% of the replica's flood throughput, {:.3f} requests/s (every request at once). "
       "Past 100% the queue grows for the whole run: time to first token then grows with the number of "
       "requests, without bound, while the time per output token stays at the full batch's.",
-      replica_gpus, replica_gpus == 1 ? "" : "s", kRequestsPerRun,
-      s.workload.context_len, kOutputTokens, config.scheduler.token_budget, s.workload.batch_seqs, 100 * kLoadShares[0],
+      replica_gpus, replica_gpus == 1 ? "" : "s", kRequestsPerRun, s.workload.context_len, kOutputTokens,
+      config.scheduler.token_budget, s.workload.batch_seqs, 100 * kLoadShares[0],
       100 * kLoadShares[std::size(kLoadShares) - 1], flood_per_s)});
   sec.blocks.emplace_back(runs_table("runs by arrival rate", runs));
 

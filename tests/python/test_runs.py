@@ -88,3 +88,15 @@ def test_serve(data_dir):
     with pytest.raises(mhcsim.Error) as caught:
         mhcsim.serve(s, rate=1.0, replicas=0)
     assert caught.value.key == "replicas"
+
+
+def test_serve_target_rate(data_dir):
+    s = mhcsim.load(os.path.join(data_dir, "deepseek_v3_serve.toml"))
+    r = mhcsim.serve(s, requests=200, slo_ttft_s=2.0, target_rate=2000.0)
+    c = r["capacity"]
+    assert c["target"] == "requests" and c["target_per_s"] == 2000.0
+    assert r["max_rate_per_s"] > 0 and c["served_per_s_at_max_rate"] == r["max_rate_per_s"]
+    assert c["gpus"] % 144 == 0 and c["nodes"] * 8 == c["gpus"]
+    with pytest.raises(mhcsim.Error) as caught:
+        mhcsim.serve(s, target_rate=-1.0, slo_ttft_s=2.0)
+    assert caught.value.key == "target_rate"

@@ -22,6 +22,17 @@ assert len(r['kv_utilisation_series']) > 0
 "$M" serve -s "$S" --rate 1 --requests 300 --slo-ttft 2s --slo-tpot 100ms --max-rate >"$tmp/max_rate.txt" 2>&1
 check serve_max_rate 0 "max rate meeting the SLOs at p99: [0-9.]+ requests/s" -- cat "$tmp/max_rate.txt"
 check serve_capacity 0 "capacity for 1.944e\+06 output tokens/s.*units of 144 GPUs.*GPUs, [0-9]+ nodes" -- cat "$tmp/max_rate.txt"
+# "How many nodes for 2,000 requests/s at p99 TTFT under 2 s?": the max rate's copies, in whole
+# EP144 units (the search starts at 1 request/s without --rate).
+check_json serve_target_rate "
+import math
+c = d['capacity']
+assert c['target'] == 'requests' and c['target_per_s'] == 2000 and c['served_per_s_at_max_rate'] == d['max_rate_per_s'] > 0
+p = c['pools'][0]
+assert p['unit_gpus'] == 144 and p['replicas'] == math.ceil(math.ceil(2000 / d['max_rate_per_s'] - 1e-9) / 144) * 144, c
+assert c['nodes'] == c['gpus'] // 8 and c['gpus'] == p['gpus']
+" -- serve -s "$S" --requests 300 --slo-ttft 2s --target-rate 2000
+check serve_target_rate_text 0 "capacity for 2000 requests/s \(--target-rate\): serving [0-9]+ replicas" -- "$M" serve -s "$S" --requests 300 --slo-ttft 2s --target-rate 2000
 check_json serve_disaggregated "
 assert d['runs'][0]['requests'] == 200 and d['prefill_replicas'] == 1 and d['runs'][0]['gpus'] == 3
 " -- serve -s "$S" --rate 2 --requests 200 --replicas 2 --prefill-replicas 1
@@ -42,6 +53,9 @@ one_line serve_slo_no_unit "$M" serve -s "$S" --rate 1 --slo-ttft 2
 one_line serve_slo_negative "$M" serve -s "$S" --rate 1 --slo-tpot -50ms
 one_line serve_max_rate_no_slo "$M" serve -s "$S" --rate 1 --max-rate
 one_line serve_requests_zero "$M" serve -s "$S" --rate 1 --requests 0
+one_line serve_target_rate_no_slo "$M" serve -s "$S" --target-rate 2000
+one_line serve_target_rate_negative "$M" serve -s "$S" --target-rate -5 --slo-ttft 2s
+check serve_target_rate_file 2 "^mhcsim: --target-rate: searches Poisson rates" -- "$M" serve -s "$S" --requests-file "$SRC/scenarios/deepseek_v3_serve.toml" --target-rate 5 --slo-ttft 2s
 check serve_slo_names_flag 2 "^mhcsim: --slo-ttft: '2' has no unit" -- "$M" serve -s "$S" --rate 1 --slo-ttft 2
 printf 'arrival_s,input_tokens,output_tokens\n0,500,20\n0.1,seven,30\n' >"$tmp/bad.csv"
 one_line serve_bad_file "$M" serve -s "$S" --requests-file "$tmp/bad.csv"

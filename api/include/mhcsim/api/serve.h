@@ -2,7 +2,7 @@
 // `serve`: the request-level serving simulator (serving/) on the scenario: TTFT, TPOT and E2E
 // percentiles, throughput per GPU and node, goodput under SLOs, KV use and cost; with
 // max_rate the highest Poisson rate that meets the SLOs at p99, and the replicas, GPUs and
-// nodes the scenario's target load needs.
+// nodes a target load needs (target_rate_per_s, else the scenario's target tokens/s).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -20,7 +20,7 @@ namespace mhcsim::api {
 
 // What `serve` is asked: Poisson arrivals at rate_per_s, or the arrivals of requests_file.
 struct ServeRequest {
-  std::optional<double> rate_per_s;  // with max_rate: the search's start
+  std::optional<double> rate_per_s;  // with max_rate: the search's start (default 1 request/s)
   std::string requests_file;         // CSV or JSONL of arrival_s, input_tokens, output_tokens
   int64_t requests = 1000;           // Poisson requests
   serving::LengthDistribution input{serving::LengthDistribution::Kind::Fixed, 1024};
@@ -29,7 +29,10 @@ struct ServeRequest {
   serving::ServingConfig config;  // its `trace` stream is set by serve() from trace_path
   std::string prefill_scenario;   // the prefill pool's scenario file (default: the scenario)
   bool max_rate = false;          // search the highest rate meeting the SLOs at p99
-  std::string trace_path;         // Chrome trace of the iterations of one run
+  // The load to size the service for, requests/s (implies max_rate); without it the
+  // scenario's workload.target_tokens_per_second.
+  std::optional<double> target_rate_per_s;
+  std::string trace_path;  // Chrome trace of the iterations of one run
 };
 
 struct ServeAnswer {
@@ -39,8 +42,10 @@ struct ServeAnswer {
   int64_t kv_block_tokens = 0;
   std::vector<serving::ServingResult> runs;  // one run, or the search's probes by rate
   std::optional<serving::MaxRate> search;
-  std::optional<serving::CapacityAnswer> capacity;  // the scenario's target at the max rate
-  bool decode_target = true;                        // the target counts output (decode) or input (prefill) tokens
+  std::optional<serving::CapacityAnswer> capacity;  // the target load at the max rate
+  // What the target counts: "requests", "output_tokens" (a decode scenario's target) or
+  // "input_tokens" (a prefill scenario's).
+  std::string capacity_target;
 };
 
 // Throws InputError (naming the CLI flag: --rate, --max-rate, ...) for an inconsistent request.

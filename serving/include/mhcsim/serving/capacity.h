@@ -43,16 +43,18 @@ struct PoolCapacity {
   int64_t deployment_units = 0;
   int64_t gpus = 0;
 };
+// The target and what the simulated pools served are in one unit, the caller's: tokens/s
+// (workload.target_tokens_per_second) or requests/s (`serve --target-rate`).
 struct CapacityAnswer {
-  double target_tokens_per_s = 0;     // the scenario's workload.target_tokens_per_second
-  double simulated_tokens_per_s = 0;  // what the simulated pools served at the max rate
-  double scale = 0;                   // target / simulated: copies of the simulated pools
+  double target_per_s = 0;
+  double simulated_per_s = 0;  // what the simulated pools served at the max rate
+  double scale = 0;            // target / simulated: copies of the simulated pools
   std::vector<PoolCapacity> pools;
   int64_t gpus = 0;
   int64_t nodes = 0;
 };
 // Each pool's simulated replicas x scale, rounded up to whole deployment units.
-CapacityAnswer capacity_for(double target_tokens_per_s, double simulated_tokens_per_s,
+CapacityAnswer capacity_for(double target_per_s, double simulated_per_s,
                             const std::vector<std::pair<PoolUnits, int64_t>>& simulated_pools, int gpus_per_node);
 
 }  // namespace mhcsim::serving
