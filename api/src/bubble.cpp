@@ -1,8 +1,11 @@
 #include "mhcsim/api/bubble.h"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <string>
 
+#include "mhcsim/cost/memory.h"
 #include "mhcsim/cost/step.h"
 #include "mhcsim/error.h"
 #include "mhcsim/scenarios/schedule_rules.h"
@@ -41,12 +44,15 @@ reports::Table bubble_table(const Scenario& base) {
     }
     try {
       const auto e = cost::step_estimate(s);
-      const auto chunks =
-          cost::pipeline_activation_chunks(sched, s.parallel.pp, s.parallel.micro_batches, s.parallel.virtual_stages);
+      // Activations as `memory` counts them: the chunks in flight, each of a full chunk's layers.
+      const auto memory = cost::training_memory(s);
+      std::string note = sched == Schedule::Interleaved1F1B ? "v = " + std::to_string(s.parallel.virtual_stages) : "";
+      if (e.layers_priced != s.model.layers)
+        note += fmt::format("{}{} layers priced of {} (uniform chunks)", note.empty() ? "" : "; ", e.layers_priced,
+                            s.model.layers);
       t.add_row({name, e.layers_per_chunk, e.phases.f, e.phases.b, e.phases.w, e.phases.fb, e.bubble_seconds,
-                 e.bubble_fraction(), e.step_seconds, cost::pipeline_parameter_factor(sched), chunks,
-                 static_cast<double>(chunks) * e.chunk.activation_bytes,
-                 sched == Schedule::Interleaved1F1B ? "v = " + std::to_string(s.parallel.virtual_stages) : ""});
+                 e.bubble_fraction(), e.step_seconds, cost::pipeline_parameter_factor(sched), memory.activation_chunks,
+                 memory.activation_bytes, note});
     } catch (const SpecError& err) {
       t.add_row({name, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, std::string(err.what())});
     }

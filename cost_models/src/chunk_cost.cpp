@@ -68,7 +68,7 @@ double activation_bytes(const Scenario& s, int64_t layers, const std::vector<Op>
   } else {
     bytes = d(moe) * saved_bytes(moe_ops) + d(layers - moe) * saved_bytes(dense_ops);
   }
-  if (m.residual != ResidualKind::Residual && m.mhc_n > 1) {
+  if (m.residual != ResidualKind::Residual && m.mhc_n > 1 && layers > 0) {
     const int64_t block = recompute_block(s, layers);
     const double elems = block > 0 ? mhc_stored_elems_recompute(m.mhc_n, m.hidden, 2 * layers, block)
                                    : mhc_stored_elems_no_recompute(m.mhc_n, m.hidden, 2 * layers);
@@ -93,7 +93,8 @@ ChunkCost chunk_cost(const Scenario& s, int64_t layers_per_chunk, bool last_stag
   const auto& p = s.parallel;
   validate_model(m);
   check_workload(s.workload);
-  check(layers_per_chunk >= 1, "layers_per_chunk", "must be >= 1");
+  // The last stage may hold no layer of its own, only the head and the MTP modules.
+  check(layers_per_chunk >= (last_stage ? 0 : 1), "layers_per_chunk", "must be >= 1");
   check_parallel_ranges(p);
   check(d(layers_per_chunk) <= d(m.layers + p.extra_stage_layers), "layers_per_chunk",
         "cannot exceed the model's layers incl. extra stage layers");

@@ -31,11 +31,15 @@ StepEstimate step_estimate(const Scenario& s) {
   e.layers_per_chunk = layers_per_chunk(s);
   e.middle_chunk = chunk_cost(s, e.layers_per_chunk);
   // The last stage holds what is left of the layers after the others took layers_per_chunk
-  // each (fewer where extra_stage_layers reserve room), plus the LM head.
+  // each (fewer where extra_stage_layers reserve room), plus the LM head and the MTP modules;
+  // none where nothing is left (memory.cpp's stage_parameters cuts the stages the same way).
+  // Where even the stages before it cannot all be full (DeepSeek-V3's 61 layers in 32 chunks of
+  // 2: the 31st holds one), they are still priced as full: layers_priced says by how much.
   const int64_t stages = pipeline_chunks(p.schedule, p.pp, p.virtual_stages);
   const int64_t last_layers =
-      std::clamp<int64_t>(s.model.layers - (stages - 1) * e.layers_per_chunk, 1, e.layers_per_chunk);
+      std::clamp<int64_t>(s.model.layers - (stages - 1) * e.layers_per_chunk, 0, e.layers_per_chunk);
   e.last_chunk = chunk_cost(s, last_layers, /*last_stage=*/true);
+  e.layers_priced = (stages - 1) * e.layers_per_chunk + last_layers;
   // The slowest chunk, for the tables.
   const auto fb = [](const ChunkCost& c) { return c.forward_seconds() + c.backward_seconds(); };
   const bool last_slowest = fb(e.last_chunk) > fb(e.middle_chunk);

@@ -19,6 +19,17 @@ check_json a2a_payload 'assert find(d, "dispatch_logical_bytes") == 8 * 7408 and
 check_json a2a_tokens 'assert find(d, "tokens") == 128' -- a2a -s "$V3T" --tokens 128
 # DualPipe vs 1F1B at PP 16, 32 micro-batches: every schedule a row, DualPipe's bubble smaller.
 check_json bubble_rows 'b = {r["schedule"]: r["bubble_s"] for r in d["rows"]}; assert len(b) == 5 and b["dualpipe"] < b["1f1b"], b' -- bubble -s "$V3T" --set parallel.micro_batches=32
+# Each row's activations are `memory`'s for that schedule (they were the slowest chunk's: the
+# last stage's one layer, a quarter of 1F1B's). DualPipeV's 32 chunks of 2 price 62 layers of
+# 61, and the row says so.
+"$M" memory -s "$V3T" --set parallel.micro_batches=32 --set parallel.schedule=1f1b --json >"$tmp/mem_1f1b.json" 2>/dev/null
+check_json bubble_activations "
+import json
+m = json.load(open('$tmp/mem_1f1b.json'))['results']
+r = {x['schedule']: x for x in d['rows']}
+assert r['1f1b']['activation_bytes'] == find(m, 'activation_bytes') and r['1f1b']['activation_chunks'] == 16, (r['1f1b'], m)
+assert '62 layers priced of 61' in r['dualpipev']['note'] and r['dualpipe']['note'] == '', r
+" -- bubble -s "$V3T" --set parallel.micro_batches=32
 # 40 micro-batches at PP 16: interleaved 1F1B is refused by the scenario check, so its row says
 # why instead of a price (issue 17 item 4).
 check_json bubble_refused 'r = [x for x in d["rows"] if x["schedule"] == "interleaved"][0]; assert r["bubble_s"] is None and "divisible by PP 16" in r["note"], r' -- bubble -s "$V3T" --set parallel.micro_batches=40

@@ -188,6 +188,33 @@ TEST_CASE("an MTP module's block, projection and norms sit on the last stage") {
   CHECK_THAT(rank_parameters(s).total(), WithinRel((21 * per_layer + c.head + h + 2 * h * h + 2 * h) / 8.0, 1e-9));
 }
 
+// The stages cut as memory.cpp's stage_parameters cuts them: every chunk before the last full,
+// the last what is left, possibly no layer (the head and the MTP module only). It was given one
+// layer at least, so DeepSeek-V3 over 32 chunks of 2 priced 63 layers, one of them on the
+// busiest rank.
+TEST_CASE("a last stage with nothing left holds no layer, only the head and the MTP module") {
+  const auto at = [](const char* schedule) {
+    return cost::step_estimate(shipped("deepseek_v3_train.toml", {{"parallel.schedule", schedule}}));
+  };
+  const auto dualpipe = at("dualpipe");  // 16 stages of 4: 60 + 1 layers
+  CHECK(dualpipe.last_chunk.layers == 1);
+  CHECK(dualpipe.layers_priced == 61);
+  const auto v = at("dualpipev");  // 32 chunks of 2: 31 x 2 = 62 > 61 already
+  CHECK(v.layers_per_chunk == 2);
+  CHECK(v.last_chunk.layers == 0);
+  CHECK(v.last_chunk.has_head);
+  CHECK(v.layers_priced == 62);  // the 31st chunk holds one layer and is priced as two
+  CHECK(fb(v.last_chunk) > 0);   // the head and the MTP module still cost
+  // Its last chunk costs one layer less than a one-layer last chunk would (the old floor).
+  const auto one = cost::chunk_cost(shipped("deepseek_v3_train.toml", {{"parallel.schedule", "dualpipev"}}), 1, true);
+  CHECK(fb(v.last_chunk) < fb(one));
+  // Interleaved 1F1B at v = 2 cuts the same 32 chunks.
+  auto interleaved = shipped(
+      "deepseek_v3_train.toml",
+      {{"parallel.schedule", "interleaved"}, {"parallel.virtual_stages", "2"}, {"parallel.micro_batches", "128"}});
+  CHECK(cost::step_estimate(interleaved).last_chunk.layers == 0);
+}
+
 TEST_CASE("mHC recompute saves activation memory") {
   auto s = shipped("mhc_27b_h100.toml");
   s.parallel.recompute_mhc = true;

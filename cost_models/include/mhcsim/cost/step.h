@@ -11,6 +11,11 @@ namespace mhcsim::cost {
 
 struct StepEstimate {
   int64_t layers_per_chunk = 0;
+  // Layers the stages' chunks hold together as priced: every chunk but the last at
+  // layers_per_chunk, the last at what is left (possibly none). Past the model's layers where
+  // the stages before the last cannot all be full (DeepSeek-V3's 61 over 32 chunks of 2: 62);
+  // the excess is priced on those stages.
+  int64_t layers_priced = 0;
   ChunkCost chunk;                          // the slowest chunk (F + B), which paces the pipeline
   ChunkCost middle_chunk;                   // a chunk of layers_per_chunk layers
   ChunkCost last_chunk;                     // the last stage's layers and the LM head
