@@ -112,6 +112,18 @@ void run_serve(const Scenario& s, const Output& out, const ServeOptions& o) {
     else
       std::cout << "# max rate: no rate down to the search's floor meets the SLOs\n";
   }
+  if (a.pooled_search) {
+    const int64_t pooled = a.capacity_pools * (c.replicas + c.prefill_replicas);
+    if (a.pooled_search->rate_per_s > 0)
+      std::cout << fmt::format(
+          "# pooled: {} replicas under one router meet the SLOs up to {:.4g} requests/s ({:.4g} "
+          "per simulated pool; {} runs)\n",
+          pooled, a.pooled_search->rate_per_s, a.pooled_search->rate_per_s / static_cast<double>(a.capacity_pools),
+          a.pooled_search->probes.size());
+    else
+      std::cout << fmt::format("# pooled: {} replicas found no rate meeting the SLOs; the capacity below is from {}\n",
+                               pooled, c.replicas + c.prefill_replicas);
+  }
   if (a.capacity) {
     std::cout << (a.capacity_target == "requests"
                       ? fmt::format("# capacity for {:.4g} requests/s (--target-rate):", a.capacity->target_per_s)
@@ -119,11 +131,14 @@ void run_serve(const Scenario& s, const Output& out, const ServeOptions& o) {
                                     a.capacity->target_per_s,
                                     a.capacity_target == "output_tokens" ? "output" : "input"));
     for (const auto& pc : a.capacity->pools)
-      std::cout << fmt::format(" {} {} replicas ({} units of {} GPUs),", pc.units.label, pc.replicas,
-                               pc.deployment_units, pc.units.unit_gpus);
+      std::cout << fmt::format(" {} {} replicas ({} unit{} of {} GPUs),", pc.units.label, pc.replicas,
+                               pc.deployment_units, pc.deployment_units == 1 ? "" : "s", pc.units.unit_gpus);
     std::cout << fmt::format(" {} GPUs, {} nodes\n", a.capacity->gpus, a.capacity->nodes);
-    std::cout << "# (copies of the simulated pools; one router over more replicas takes more per replica: "
-                 "--replicas to check)\n";
+    const int64_t simulated = a.capacity_pools * (c.replicas + c.prefill_replicas);
+    std::cout << fmt::format(
+        "# (copies of {} simulated replica{} under one router; a larger fleet takes a little more "
+        "per replica)\n",
+        simulated, simulated == 1 ? "" : "s");
   }
 }
 }  // namespace

@@ -22,16 +22,25 @@ assert len(r['kv_utilisation_series']) > 0
 "$M" serve -s "$S" --rate 1 --requests 300 --slo-ttft 2s --slo-tpot 100ms --max-rate >"$tmp/max_rate.txt" 2>&1
 check serve_max_rate 0 "max rate meeting the SLOs at p99: [0-9.]+ requests/s" -- cat "$tmp/max_rate.txt"
 check serve_capacity 0 "capacity for 1.944e\+06 output tokens/s.*units of 144 GPUs.*GPUs, [0-9]+ nodes" -- cat "$tmp/max_rate.txt"
-# "How many nodes for 2,000 requests/s at p99 TTFT under 2 s?": the max rate's copies, in whole
-# EP144 units (the search starts at 1 request/s without --rate).
+# "How many nodes for 2,000 requests/s at p99 TTFT under 2 s?" (the search starts at 1 request/s
+# without --rate). It needs hundreds of replicas, so the search is run again over 16 replicas
+# under one router, which take more per replica than one alone; the capacity is copies of those
+# 16, in whole EP144 units.
 check_json serve_target_rate "
 import math
 c = d['capacity']
-assert c['target'] == 'requests' and c['target_per_s'] == 2000 and c['served_per_s_at_max_rate'] == d['max_rate_per_s'] > 0
+assert c['target'] == 'requests' and c['target_per_s'] == 2000 and c['simulated_replicas'] == 16, c
+assert c['served_per_s_at_max_rate'] == c['pooled_max_rate_per_s'] > 16 * d['max_rate_per_s'] > 0, (c, d['max_rate_per_s'])
 p = c['pools'][0]
-assert p['unit_gpus'] == 144 and p['replicas'] == math.ceil(math.ceil(2000 / d['max_rate_per_s'] - 1e-9) / 144) * 144, c
+need = math.ceil(2000 / c['served_per_s_at_max_rate'] * 16 - 1e-9)
+assert p['unit_gpus'] == 144 and p['replicas'] == math.ceil(need / 144) * 144, c
 assert c['nodes'] == c['gpus'] // 8 and c['gpus'] == p['gpus']
 " -- serve -s "$S" --requests 300 --slo-ttft 2s --target-rate 2000
+# A target one replica covers is not pooled.
+check_json serve_target_small "
+c = d['capacity']
+assert c['simulated_replicas'] == 1 and c['pooled_max_rate_per_s'] is None and c['pools'][0]['replicas'] == 144, c
+" -- serve -s "$S" --requests 300 --slo-ttft 2s --target-rate 2
 check serve_target_rate_text 0 "capacity for 2000 requests/s \(--target-rate\): serving [0-9]+ replicas" -- "$M" serve -s "$S" --requests 300 --slo-ttft 2s --target-rate 2000
 check_json serve_disaggregated "
 assert d['runs'][0]['requests'] == 200 and d['prefill_replicas'] == 1 and d['runs'][0]['gpus'] == 3

@@ -43,6 +43,11 @@ struct ServeAnswer {
   std::vector<serving::ServingResult> runs;  // one run, or the search's probes by rate
   std::optional<serving::MaxRate> search;
   std::optional<serving::CapacityAnswer> capacity;  // the target load at the max rate
+  // The search over capacity_pools copies of the simulated pools under one router, run when the
+  // target needs more replicas than were simulated (serve.cpp: up to 16 replicas); the capacity
+  // comes from it when it found a rate.
+  std::optional<serving::MaxRate> pooled_search;
+  int64_t capacity_pools = 1;
   // What the target counts: "requests", "output_tokens" (a decode scenario's target) or
   // "input_tokens" (a prefill scenario's).
   std::string capacity_target;
