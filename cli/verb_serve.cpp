@@ -18,7 +18,7 @@ namespace {
 // Flags are read as text and parsed here, so every bad value is one line naming its flag.
 struct ServeOptions {
   std::string rate, requests = "1000", requests_file;
-  std::string input_tokens = "1024", output_tokens = "256", lengths = "fixed";
+  std::string input_tokens, output_tokens = "256", lengths = "fixed";
   std::string prefix_hit = "0";
   std::string slo_ttft, slo_tpot;
   std::string replicas = "1", prefill_replicas = "0", prefill_scenario;
@@ -43,7 +43,7 @@ api::ServeRequest parse(const ServeOptions& o) {
   if (!o.rate.empty()) p.rate_per_s = parse_positive(o.rate, "--rate");
   p.requests = parse_count(o.requests, "--requests");
   const auto kind = length_kind(o.lengths);
-  p.input = {kind, static_cast<double>(parse_count(o.input_tokens, "--input-tokens"))};
+  p.input = {kind, o.input_tokens.empty() ? 0.0 : static_cast<double>(parse_count(o.input_tokens, "--input-tokens"))};
   p.output = {kind, static_cast<double>(parse_count(o.output_tokens, "--output-tokens"))};
   p.seed = static_cast<uint64_t>(parse_count(o.seed, "--seed", 0));
   auto& c = p.config;
@@ -153,7 +153,8 @@ void setup_serve(CLI::App& app) {
                   "Poisson arrival rate, requests/s (> 0); with --max-rate the search's start (default 1)");
   cmd->add_option("--requests", o->requests, "Requests to simulate (default 1000)");
   cmd->add_option("--requests-file", o->requests_file, "CSV or JSONL of arrival_s, input_tokens, output_tokens");
-  cmd->add_option("--input-tokens", o->input_tokens, "Prompt tokens per request, or their mean (default 1024)");
+  cmd->add_option("--input-tokens", o->input_tokens,
+                  "Prompt tokens per request, or their mean (default: the scenario's workload.context_len)");
   cmd->add_option("--output-tokens", o->output_tokens, "Output tokens per request, or their mean (default 256)");
   cmd->add_option("--lengths", o->lengths, "Token lengths: fixed or exponential (default fixed)");
   cmd->add_option("--prefix-hit", o->prefix_hit,

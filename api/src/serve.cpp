@@ -63,9 +63,11 @@ ServeAnswer serve(const Scenario& s, const ServeRequest& r) {
   std::unique_ptr<Deployment> prefill;
   if (!r.prefill_scenario.empty()) prefill = std::make_unique<Deployment>(scenarios::load_scenario(r.prefill_scenario));
   // Poisson arrivals at `rate` on the pools of `config`.
+  const LengthDistribution input{
+      r.input.kind, r.input.mean_tokens > 0 ? r.input.mean_tokens : static_cast<double>(s.workload.context_len)};
   const auto simulate_pools = [&](double rate, std::ostream* trace, ServingConfig config, int64_t requests) {
     config.trace = trace;
-    PoissonSource source(rate, requests, r.input, r.output, r.seed);
+    PoissonSource source(rate, requests, input, r.output, r.seed);
     return simulate(main, config, source, prefill.get());
   };
   const auto simulate_at = [&](double rate, std::ostream* trace) {
@@ -84,7 +86,7 @@ ServeAnswer serve(const Scenario& s, const ServeRequest& r) {
   a.kv_block_tokens = model.kv_block_tokens();
   a.requests_source = r.requests_file.empty()
                           ? fmt::format("Poisson, {} requests of {} in / {} out tokens ({})", r.requests,
-                                        r.input.mean_tokens, r.output.mean_tokens, length_name(r.input.kind))
+                                        input.mean_tokens, r.output.mean_tokens, length_name(input.kind))
                           : r.requests_file;
   // One run (traced when asked), or the max-rate search and its runs.
   constexpr double kDefaultSearchStartPerS = 1;
@@ -127,27 +129,34 @@ ServeAnswer serve(const Scenario& s, const ServeRequest& r) {
     a.capacity = capacity(1, *a.search);
     a.capacity_pools = 1;
     // Copies of a few replicas overstate what a large fleet needs: one router over many replicas
-    // evens out their queues. On the shipped decode scenario at p99 TTFT 2 s a replica meets it
-    // up to 4.06 requests/s alone, 4.94 among 16, 5.06 among 64 and 5.11 among 144 (one EP144
-    // unit). So when the target needs more, the search is run again over k copies of the
-    // simulated pools under one router, up to kPooledReplicas replicas, with at least
-    // kPooledRequestsPerReplica requests per replica and no fewer than asked, and the capacity
-    // comes from that search.
-    constexpr int64_t kPooledReplicas = 16, kPooledRequestsPerReplica = 250;
+    // evens out their queues, the more so the tighter the TTFT SLO is against a prompt's
+    // prefill. On the shipped decode scenario at p99 TTFT 2 s with 4,989-token prompts, a
+    // replica meets it up to 0.34 requests/s alone, 0.54 among 16, 1.11 among 64 and 1.17 among
+    // 144. So the search is run again over the copies of the simulated pools that the answer
+    // needs, under one router (at most kPooledReplicas replicas, at least
+    // kPooledRequestsPerReplica requests per replica and no fewer than asked), and again at the
+    // copies that answer needs, until they agree (at most kPoolingRounds searches); the
+    // capacity comes from the last search that found a rate.
+    constexpr int64_t kPooledReplicas = 128, kPooledRequestsPerReplica = 250, kPoolingRounds = 3;
     const int64_t simulated = c.replicas + c.prefill_replicas;
-    const int64_t k = std::min<int64_t>(static_cast<int64_t>(std::ceil(a.capacity->scale - 1e-9)),
-                                        std::max<int64_t>(1, kPooledReplicas / simulated));
-    if (k > 1) {
+    const int64_t max_copies = std::max<int64_t>(1, kPooledReplicas / simulated);
+    for (int64_t round = 0; round < kPoolingRounds; ++round) {
+      const int64_t k = std::clamp<int64_t>(
+          static_cast<int64_t>(std::ceil(a.capacity->scale * static_cast<double>(a.capacity_pools) - 1e-9)), 1,
+          max_copies);
+      if (k == a.capacity_pools) break;
       auto config = c;
       config.replicas *= k;
       config.prefill_replicas *= k;
       const int64_t requests = std::max(r.requests, kPooledRequestsPerReplica * k * simulated);
-      a.pooled_search = search_max_rate([&](double rate) { return simulate_pools(rate, nullptr, config, requests); },
-                                        c.slo_ttft_s, c.slo_tpot_s, a.search->rate_per_s * static_cast<double>(k));
-      if (a.pooled_search->rate_per_s > 0) {
-        a.capacity = capacity(k, *a.pooled_search);
-        a.capacity_pools = k;
-      }
+      const double previous_per_copy = (a.pooled_search ? a.pooled_search->rate_per_s : a.search->rate_per_s) /
+                                       static_cast<double>(a.capacity_pools);
+      auto search = search_max_rate([&](double rate) { return simulate_pools(rate, nullptr, config, requests); },
+                                    c.slo_ttft_s, c.slo_tpot_s, previous_per_copy * static_cast<double>(k));
+      if (search.rate_per_s <= 0) break;
+      a.capacity = capacity(k, search);
+      a.capacity_pools = k;
+      a.pooled_search = std::move(search);
     }
   }
   return a;

@@ -94,12 +94,12 @@ py::object validate_suite(const std::optional<std::string>& dir, const py::objec
 std::string number_text(double x) { return fmt::format("{}", x); }
 
 py::object serve(const LoadedScenario& l, const std::optional<double>& rate, int64_t requests,
-                 const std::optional<std::string>& requests_file, int64_t input_tokens, int64_t output_tokens,
-                 const std::string& lengths, double prefix_hit, double slo_ttft_s, double slo_tpot_s, int64_t replicas,
-                 int64_t prefill_replicas, const std::optional<std::string>& prefill_scenario,
-                 const std::string& router, int64_t token_budget, int64_t prefill_token_budget, int64_t max_batch,
-                 bool chunked_prefill, int64_t seed, bool max_rate, const std::optional<double>& target_rate,
-                 const std::optional<std::string>& trace) {
+                 const std::optional<std::string>& requests_file, const std::optional<int64_t>& input_tokens,
+                 int64_t output_tokens, const std::string& lengths, double prefix_hit, double slo_ttft_s,
+                 double slo_tpot_s, int64_t replicas, int64_t prefill_replicas,
+                 const std::optional<std::string>& prefill_scenario, const std::string& router, int64_t token_budget,
+                 int64_t prefill_token_budget, int64_t max_batch, bool chunked_prefill, int64_t seed, bool max_rate,
+                 const std::optional<double>& target_rate, const std::optional<std::string>& trace) {
   using namespace serving;
   api::ServeRequest r;
   if (rate) r.rate_per_s = parse_positive(number_text(*rate), "rate");
@@ -110,7 +110,9 @@ py::object serve(const LoadedScenario& l, const std::optional<double>& rate, int
     kind = LengthDistribution::Kind::Exponential;
   else if (lengths != "fixed")
     throw InputError("lengths", fmt::format("'{}' (expected fixed or exponential)", lengths));
-  r.input = {kind, static_cast<double>(parse_count(std::to_string(input_tokens), "input_tokens"))};
+  // None: the scenario's workload.context_len, as the CLI without --input-tokens.
+  r.input = {kind,
+             input_tokens ? static_cast<double>(parse_count(std::to_string(*input_tokens), "input_tokens")) : 0.0};
   r.output = {kind, static_cast<double>(parse_count(std::to_string(output_tokens), "output_tokens"))};
   r.seed = static_cast<uint64_t>(parse_count(std::to_string(seed), "seed", 0));
   auto& c = r.config;
@@ -157,7 +159,7 @@ void register_runs(py::module_& m) {
         "Published training and serving runs against the model (`mhcsim validate`): rows, summary, held-out summary; "
         "check='MEDIAN,MAX' adds a 'check' entry.");
   m.def("serve", &serve, py::arg("scenario"), py::arg("rate") = py::none(), py::arg("requests") = 1000,
-        py::arg("requests_file") = py::none(), py::arg("input_tokens") = 1024, py::arg("output_tokens") = 256,
+        py::arg("requests_file") = py::none(), py::arg("input_tokens") = py::none(), py::arg("output_tokens") = 256,
         py::arg("lengths") = "fixed", py::arg("prefix_hit") = 0.0, py::arg("slo_ttft_s") = 0.0,
         py::arg("slo_tpot_s") = 0.0, py::arg("replicas") = 1, py::arg("prefill_replicas") = 0,
         py::arg("prefill_scenario") = py::none(), py::arg("router") = "least-loaded", py::arg("token_budget") = 2048,

@@ -95,8 +95,8 @@ def test_serve_target_rate(data_dir):
     r = mhcsim.serve(s, requests=200, slo_ttft_s=2.0, target_rate=2000.0)
     c = r["capacity"]
     assert c["target"] == "requests" and c["target_per_s"] == 2000.0
-    assert r["max_rate_per_s"] > 0 and c["simulated_replicas"] == 16
-    assert c["served_per_s_at_max_rate"] == c["pooled_max_rate_per_s"] > 16 * r["max_rate_per_s"]
+    assert r["max_rate_per_s"] > 0 and c["simulated_replicas"] == 128
+    assert c["served_per_s_at_max_rate"] == c["pooled_max_rate_per_s"] > 128 * r["max_rate_per_s"]
     assert c["gpus"] % 144 == 0 and c["nodes"] * 8 == c["gpus"]
     with pytest.raises(mhcsim.Error) as caught:
         mhcsim.serve(s, target_rate=-1.0, slo_ttft_s=2.0)

@@ -23,24 +23,31 @@ assert len(r['kv_utilisation_series']) > 0
 check serve_max_rate 0 "max rate meeting the SLOs at p99: [0-9.]+ requests/s" -- cat "$tmp/max_rate.txt"
 check serve_capacity 0 "capacity for 1.944e\+06 output tokens/s.*units of 144 GPUs.*GPUs, [0-9]+ nodes" -- cat "$tmp/max_rate.txt"
 # "How many nodes for 2,000 requests/s at p99 TTFT under 2 s?" (the search starts at 1 request/s
-# without --rate). It needs hundreds of replicas, so the search is run again over 16 replicas
-# under one router, which take more per replica than one alone; the capacity is copies of those
-# 16, in whole EP144 units.
+# without --rate). It needs thousands of replicas, so the search is run again over 128 replicas
+# (the most it pools) under one router, which take more per replica than one alone; the
+# capacity is copies of those 128, in whole EP144 units.
 check_json serve_target_rate "
 import math
 c = d['capacity']
-assert c['target'] == 'requests' and c['target_per_s'] == 2000 and c['simulated_replicas'] == 16, c
-assert c['served_per_s_at_max_rate'] == c['pooled_max_rate_per_s'] > 16 * d['max_rate_per_s'] > 0, (c, d['max_rate_per_s'])
+n = c['simulated_replicas']
+assert c['target'] == 'requests' and c['target_per_s'] == 2000 and n == 128, c
+assert c['served_per_s_at_max_rate'] == c['pooled_max_rate_per_s'] > n * d['max_rate_per_s'] > 0, (c, d['max_rate_per_s'])
 p = c['pools'][0]
-need = math.ceil(2000 / c['served_per_s_at_max_rate'] * 16 - 1e-9)
+need = math.ceil(2000 / c['served_per_s_at_max_rate'] * n - 1e-9)
 assert p['unit_gpus'] == 144 and p['replicas'] == math.ceil(need / 144) * 144, c
 assert c['nodes'] == c['gpus'] // 8 and c['gpus'] == p['gpus']
 " -- serve -s "$S" --requests 300 --slo-ttft 2s --target-rate 2000
+# A target that needs a few replicas is answered from about that many under one router.
+check_json serve_target_pooled "
+c = d['capacity']
+n = c['simulated_replicas']
+assert 1 < n < 128 and abs(c['pooled_max_rate_per_s'] - 20) / 20 < 0.25, c
+" -- serve -s "$S" --requests 300 --slo-ttft 2s --target-rate 20
 # A target one replica covers is not pooled.
 check_json serve_target_small "
 c = d['capacity']
 assert c['simulated_replicas'] == 1 and c['pooled_max_rate_per_s'] is None and c['pools'][0]['replicas'] == 144, c
-" -- serve -s "$S" --requests 300 --slo-ttft 2s --target-rate 2
+" -- serve -s "$S" --requests 300 --slo-ttft 2s --target-rate 0.2
 check serve_target_rate_text 0 "capacity for 2000 requests/s \(--target-rate\): serving [0-9]+ replicas" -- "$M" serve -s "$S" --requests 300 --slo-ttft 2s --target-rate 2000
 check_json serve_disaggregated "
 assert d['runs'][0]['requests'] == 200 and d['prefill_replicas'] == 1 and d['runs'][0]['gpus'] == 3

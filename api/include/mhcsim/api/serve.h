@@ -23,7 +23,9 @@ struct ServeRequest {
   std::optional<double> rate_per_s;  // with max_rate: the search's start (default 1 request/s)
   std::string requests_file;         // CSV or JSONL of arrival_s, input_tokens, output_tokens
   int64_t requests = 1000;           // Poisson requests
-  serving::LengthDistribution input{serving::LengthDistribution::Kind::Fixed, 1024};
+  // Prompt lengths; a mean of 0 takes the scenario's workload.context_len (the prompt of a
+  // prefill scenario, the KV length a decode scenario's sequences decode at).
+  serving::LengthDistribution input{serving::LengthDistribution::Kind::Fixed, 0};
   serving::LengthDistribution output{serving::LengthDistribution::Kind::Fixed, 256};
   uint64_t seed = 1;
   serving::ServingConfig config;  // its `trace` stream is set by serve() from trace_path
@@ -43,9 +45,9 @@ struct ServeAnswer {
   std::vector<serving::ServingResult> runs;  // one run, or the search's probes by rate
   std::optional<serving::MaxRate> search;
   std::optional<serving::CapacityAnswer> capacity;  // the target load at the max rate
-  // The search over capacity_pools copies of the simulated pools under one router, run when the
-  // target needs more replicas than were simulated (serve.cpp: up to 16 replicas); the capacity
-  // comes from it when it found a rate.
+  // The last search over capacity_pools copies of the simulated pools under one router, run when
+  // the target needs more replicas than were simulated (serve.cpp: up to 128 replicas); the
+  // capacity comes from it.
   std::optional<serving::MaxRate> pooled_search;
   int64_t capacity_pools = 1;
   // What the target counts: "requests", "output_tokens" (a decode scenario's target) or
