@@ -112,18 +112,12 @@ void run_serve(const Scenario& s, const Output& out, const ServeOptions& o) {
     else
       std::cout << "# max rate: no rate down to the search's floor meets the SLOs\n";
   }
-  if (a.pooled_search) {
-    const int64_t pooled = a.capacity_pools * (c.replicas + c.prefill_replicas);
-    if (a.pooled_search->rate_per_s > 0)
-      std::cout << fmt::format(
-          "# pooled: {} replicas under one router meet the SLOs up to {:.4g} requests/s ({:.4g} "
-          "per simulated pool; {} runs)\n",
-          pooled, a.pooled_search->rate_per_s, a.pooled_search->rate_per_s / static_cast<double>(a.capacity_pools),
-          a.pooled_search->probes.size());
-    else
-      std::cout << fmt::format("# pooled: {} replicas found no rate meeting the SLOs; the capacity below is from {}\n",
-                               pooled, c.replicas + c.prefill_replicas);
-  }
+  if (a.pooled_search)  // set only when the pooled search found a rate (api/src/serve.cpp)
+    std::cout << fmt::format(
+        "# pooled: {} replicas under one router meet the SLOs up to {:.4g} requests/s ({:.4g} "
+        "per simulated pool; {} runs)\n",
+        a.capacity_pools * (c.replicas + c.prefill_replicas), a.pooled_search->rate_per_s,
+        a.pooled_search->rate_per_s / static_cast<double>(a.capacity_pools), a.pooled_search->probes.size());
   if (a.capacity) {
     std::cout << (a.capacity_target == "requests"
                       ? fmt::format("# capacity for {:.4g} requests/s (--target-rate):", a.capacity->target_per_s)

@@ -45,9 +45,9 @@ struct ServeAnswer {
   std::vector<serving::ServingResult> runs;  // one run, or the search's probes by rate
   std::optional<serving::MaxRate> search;
   std::optional<serving::CapacityAnswer> capacity;  // the target load at the max rate
-  // The last search over capacity_pools copies of the simulated pools under one router, run when
-  // the target needs more replicas than were simulated (serve.cpp: up to 128 replicas); the
-  // capacity comes from it.
+  // The last search over capacity_pools copies of the simulated pools under one router that
+  // found a rate, run when the target needs more replicas than were simulated (serve.cpp: up
+  // to 128 replicas); the capacity comes from it.
   std::optional<serving::MaxRate> pooled_search;
   int64_t capacity_pools = 1;
   // What the target counts: "requests", "output_tokens" (a decode scenario's target) or
