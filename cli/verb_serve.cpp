@@ -116,7 +116,7 @@ void run_serve(const Scenario& s, const Output& out, const ServeOptions& o) {
     std::cout << fmt::format(
         "# pooled: {} replicas under one router meet the SLOs up to {:.4g} requests/s ({:.4g} "
         "per simulated pool; {} runs)\n",
-        a.capacity_pools * (c.replicas + c.prefill_replicas), a.pooled_search->rate_per_s,
+        a.capacity_replicas(c), a.pooled_search->rate_per_s,
         a.pooled_search->rate_per_s / static_cast<double>(a.capacity_pools), a.pooled_search->probes.size());
   if (a.capacity) {
     std::cout << (a.capacity_target == "requests"
@@ -128,7 +128,7 @@ void run_serve(const Scenario& s, const Output& out, const ServeOptions& o) {
       std::cout << fmt::format(" {} {} replicas ({} unit{} of {} GPUs),", pc.units.label, pc.replicas,
                                pc.deployment_units, pc.deployment_units == 1 ? "" : "s", pc.units.unit_gpus);
     std::cout << fmt::format(" {} GPUs, {} nodes\n", a.capacity->gpus, a.capacity->nodes);
-    const int64_t simulated = a.capacity_pools * (c.replicas + c.prefill_replicas);
+    const int64_t simulated = a.capacity_replicas(c);
     std::cout << fmt::format(
         "# (copies of {} simulated replica{} under one router; a larger fleet takes a little more "
         "per replica)\n",

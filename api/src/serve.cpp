@@ -185,7 +185,7 @@ nlohmann::json to_json(const Scenario& s, const ServeRequest& request, const Ser
     cap["target"] = a.capacity_target;  // the unit of the two rates below, per second
     cap["target_per_s"] = a.capacity->target_per_s;
     cap["served_per_s_at_max_rate"] = a.capacity->simulated_per_s;
-    cap["simulated_replicas"] = a.capacity_pools * (c.replicas + c.prefill_replicas);
+    cap["simulated_replicas"] = a.capacity_replicas(c);
     cap["pooled_max_rate_per_s"] = a.pooled_search ? nlohmann::json(a.pooled_search->rate_per_s) : nlohmann::json();
     cap["gpus"] = a.capacity->gpus;
     cap["nodes"] = a.capacity->nodes;

@@ -94,7 +94,8 @@ ChunkCost chunk_cost(const Scenario& s, int64_t layers_per_chunk, bool last_stag
   validate_model(m);
   check_workload(s.workload);
   // The last stage may hold no layer of its own, only the head and the MTP modules.
-  check(layers_per_chunk >= (last_stage ? 0 : 1), "layers_per_chunk", "must be >= 1");
+  check(layers_per_chunk >= (last_stage ? 0 : 1), "layers_per_chunk",
+        last_stage ? "must be >= 0 on the last stage" : "must be >= 1");
   check_parallel_ranges(p);
   check(d(layers_per_chunk) <= d(m.layers + p.extra_stage_layers), "layers_per_chunk",
         "cannot exceed the model's layers incl. extra stage layers");

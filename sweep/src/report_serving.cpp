@@ -1,6 +1,9 @@
 // The report's serving-under-load section: the request-level simulator (serving/) on one
 // replica of the scenario at Poisson rates rising past what the replica can serve, so that the
 // knee (latency growing without bound) shows.
+#include <stdexcept>
+#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -23,6 +26,13 @@ constexpr double kFloodRatePerS = 1e9;  // every request arrives within a micros
 
 using Field = double (*)(const serving::ServingResult&);
 
+// A run's field as `serve` and the runs table read it (serving::stat_fields), by its key.
+Field field(std::string_view key) {
+  for (const auto& f : serving::stat_fields())
+    if (key == f.key) return f.get;
+  throw std::logic_error("report_serving: no serving field " + std::string(key));
+}
+
 // Latencies (log scale, ms) of the runs against one of their rates, a series per field.
 reports::LineChart latency_chart(std::string title, reports::Axis x_axis, Field x,
                                  const std::vector<std::pair<std::string, Field>>& latencies,
@@ -42,7 +52,6 @@ reports::LineChart latency_chart(std::string title, reports::Axis x_axis, Field 
 
 reports::Section serving_load_section(const Scenario& s) {
   using namespace serving;
-  using R = const ServingResult&;
   reports::Section sec{"Serving under load (request-level simulation)", {}};
   const LengthDistribution input{LengthDistribution::Kind::Fixed, static_cast<double>(s.workload.context_len)};
   const LengthDistribution output{LengthDistribution::Kind::Fixed, kOutputTokens};
@@ -78,8 +87,8 @@ reports::Section serving_load_section(const Scenario& s) {
       100 * kLoadShares[std::size(kLoadShares) - 1], flood_per_s)});
   sec.blocks.emplace_back(runs_table("runs by arrival rate", runs));
 
-  const Field ttft_p50 = [](R r) { return r.ttft.p50_s; }, ttft_p99 = [](R r) { return r.ttft.p99_s; };
-  const Field tpot_p50 = [](R r) { return r.tpot.p50_s; }, tpot_p99 = [](R r) { return r.tpot.p99_s; };
+  const Field ttft_p50 = field("ttft_p50_s"), ttft_p99 = field("ttft_p99_s");
+  const Field tpot_p50 = field("tpot_p50_s"), tpot_p99 = field("tpot_p99_s");
   struct Plot {
     const char *name, *caption, *title;
     reports::Axis x_axis;
@@ -92,14 +101,14 @@ reports::Section serving_load_section(const Scenario& s) {
        "the table above.",
        "Latency percentiles against load",
        {"arrival rate per replica", "requests/s"},
-       [](R r) { return r.rate_per_s; },
+       field("rate_per_s"),
        {{"TTFT p50", ttft_p50}, {"TTFT p99", ttft_p99}, {"TPOT p50", tpot_p50}, {"TPOT p99", tpot_p99}}},
       {"serve_throughput_vs_p99",
        "The same runs: the output throughput each rate reached per GPU against its p99 latencies. The throughput "
        "levels off at the replica's capacity while the p99 TTFT climbs.",
        "Throughput against latency (simulated)",
        {"output tokens/s per GPU", "tokens/s"},
-       [](R r) { return r.output_tokens_per_s_per_gpu; },
+       field("output_tokens_per_s_per_gpu"),
        {{"TTFT p99", ttft_p99}, {"TPOT p99", tpot_p99}}},
   };
   for (const auto& p : plots)

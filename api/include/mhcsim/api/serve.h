@@ -50,6 +50,10 @@ struct ServeAnswer {
   // to 128 replicas); the capacity comes from it.
   std::optional<serving::MaxRate> pooled_search;
   int64_t capacity_pools = 1;
+  // The replicas of the search the capacity comes from: capacity_pools copies of `c`'s pools.
+  int64_t capacity_replicas(const serving::ServingConfig& c) const {
+    return capacity_pools * (c.replicas + c.prefill_replicas);
+  }
   // What the target counts: "requests", "output_tokens" (a decode scenario's target) or
   // "input_tokens" (a prefill scenario's).
   std::string capacity_target;
