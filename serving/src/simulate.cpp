@@ -40,7 +40,7 @@ struct Pool {
   const Deployment* deployment = nullptr;
   int64_t first = 0, count = 0;
   bool prefill_only = false;
-  const char* label = "replica";
+  const char* label = "serving";  // the pool, as capacity.h names it: serving, prefill or decode
 };
 
 int64_t max_seqs(const Deployment& d, const SchedulerConfig& c) {
@@ -69,7 +69,7 @@ class Engine {
         metrics_(config.slo_ttft_s, config.slo_tpot_s, 0) {
     const bool disaggregated = config.prefill_replicas > 0;
     if (disaggregated) add_pool(prefill, config.prefill_replicas, config.prefill_scheduler, true, "prefill");
-    add_pool(main, config.replicas, config.scheduler, false, disaggregated ? "decode" : "replica");
+    add_pool(main, config.replicas, config.scheduler, false, disaggregated ? "decode" : "serving");
     metrics_ = Metrics(config.slo_ttft_s, config.slo_tpot_s, total_blocks_);
   }
 
