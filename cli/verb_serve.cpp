@@ -10,6 +10,7 @@
 #include "mhcsim/api/serve.h"
 #include "mhcsim/error.h"
 #include "mhcsim/serving/units.h"
+#include "mhcsim/sweep/progress.h"
 #include "verbs.h"
 
 namespace mhcsim::cli {
@@ -41,14 +42,15 @@ api::ServeRequest parse(const ServeOptions& o) {
   using namespace serving;
   api::ServeRequest p;
   if (!o.rate.empty()) p.rate_per_s = parse_positive(o.rate, "--rate");
-  p.requests = parse_count(o.requests, "--requests");
+  p.requests = parse_count(o.requests, "--requests", 1, kMaxRequests);
   const auto kind = length_kind(o.lengths);
   p.input = {kind, o.input_tokens.empty() ? 0.0 : static_cast<double>(parse_count(o.input_tokens, "--input-tokens"))};
   p.output = {kind, static_cast<double>(parse_count(o.output_tokens, "--output-tokens"))};
   p.seed = static_cast<uint64_t>(parse_count(o.seed, "--seed", 0));
   auto& c = p.config;
-  c.replicas = parse_count(o.replicas, "--replicas");
-  c.prefill_replicas = parse_count(o.prefill_replicas, "--prefill-replicas", 0);
+  c.replicas = parse_count(o.replicas, "--replicas", 1, kMaxReplicas);
+  p.split_search = o.prefill_replicas == "auto";
+  if (!p.split_search) c.prefill_replicas = parse_count(o.prefill_replicas, "--prefill-replicas", 0, kMaxReplicas);
   if (o.router == "least-loaded")
     c.router = RouterKind::LeastLoaded;
   else if (o.router == "round-robin")
@@ -81,7 +83,7 @@ nlohmann::json serve_inputs(const Scenario& s, const api::ServeRequest& r) {
   in["max_rate"] = r.max_rate || r.target_rate_per_s.has_value();
   in["target_rate_per_s"] = r.target_rate_per_s ? nlohmann::json(*r.target_rate_per_s) : nlohmann::json();
   in["replicas"] = c.replicas;
-  in["prefill_replicas"] = c.prefill_replicas;
+  in["prefill_replicas"] = r.split_search ? nlohmann::json("auto") : nlohmann::json(c.prefill_replicas);
   in["slo_ttft_s"] = c.slo_ttft_s > 0 ? nlohmann::json(c.slo_ttft_s) : nlohmann::json();
   in["slo_tpot_s"] = c.slo_tpot_s > 0 ? nlohmann::json(c.slo_tpot_s) : nlohmann::json();
   in["seed"] = r.seed;
@@ -89,13 +91,15 @@ nlohmann::json serve_inputs(const Scenario& s, const api::ServeRequest& r) {
 }
 
 void run_serve(const Scenario& s, const Output& out, const ServeOptions& o) {
-  const auto request = parse(o);
+  auto request = parse(o);
+  if (request.split_search && sweep::progress_wanted())
+    request.progress = [](int64_t done, int64_t total) { sweep::draw_progress(std::cerr, done, total, "splits"); };
   const auto a = api::serve(s, request);
   if (out.json) return out.print_document(serve_inputs(s, request), api::to_json(s, request, a));
   const auto& c = request.config;
-  const std::string pools = c.prefill_replicas > 0
-                                ? fmt::format("{} prefill + {} decode replicas", c.prefill_replicas, c.replicas)
-                                : fmt::format("{} replica{}", c.replicas, c.replicas > 1 ? "s" : "");
+  const std::string pools = a.prefill_replicas > 0
+                                ? fmt::format("{} prefill + {} decode replicas", a.prefill_replicas, a.replicas)
+                                : fmt::format("{} replica{}", a.replicas, a.replicas > 1 ? "s" : "");
   serving::runs_table(fmt::format("serve {}: {}, {} x {} GPU{} ({})", s.name, a.requests_source, pools,
                                   a.gpus_per_replica, a.gpus_per_replica > 1 ? "s" : "", s.hardware.gpu.name),
                       a.runs)
@@ -103,8 +107,9 @@ void run_serve(const Scenario& s, const Output& out, const ServeOptions& o) {
   std::cout << fmt::format("# KV cache: {} blocks of {} tokens per replica ({} tokens)\n", a.kv_blocks_per_replica,
                            a.kv_block_tokens, a.kv_blocks_per_replica * a.kv_block_tokens);
   if (c.slo_ttft_s > 0 || c.slo_tpot_s > 0)
-    std::cout << fmt::format("# SLOs: TTFT <= {} ms, TPOT <= {} ms (0 = none); goodput counts requests meeting both\n",
-                             c.slo_ttft_s * 1e3, c.slo_tpot_s * 1e3);
+    std::cout << fmt::format(
+        "# SLOs: TTFT <= {:.4g} ms, TPOT <= {:.4g} ms (0 = none); goodput counts requests meeting both\n",
+        c.slo_ttft_s * 1e3, c.slo_tpot_s * 1e3);
   if (a.search) {
     if (a.search->rate_per_s > 0)
       std::cout << fmt::format("# max rate meeting the SLOs at p99: {:.4g} requests/s ({} runs)\n",
@@ -116,8 +121,9 @@ void run_serve(const Scenario& s, const Output& out, const ServeOptions& o) {
     std::cout << fmt::format(
         "# pooled: {} replicas under one router meet the SLOs up to {:.4g} requests/s ({:.4g} "
         "per simulated pool; {} runs)\n",
-        a.capacity_replicas(c), a.pooled_search->rate_per_s,
+        a.capacity_replicas(), a.pooled_search->rate_per_s,
         a.pooled_search->rate_per_s / static_cast<double>(a.capacity_pools), a.pooled_search->probes.size());
+  if (!a.splits.empty()) api::splits_table(a).print_text(std::cout);
   if (a.capacity) {
     std::cout << (a.capacity_target == "requests"
                       ? fmt::format("# capacity for {:.4g} requests/s (--target-rate):", a.capacity->target_per_s)
@@ -128,7 +134,7 @@ void run_serve(const Scenario& s, const Output& out, const ServeOptions& o) {
       std::cout << fmt::format(" {} {} replicas ({} unit{} of {} GPUs),", pc.units.label, pc.replicas,
                                pc.deployment_units, pc.deployment_units == 1 ? "" : "s", pc.units.unit_gpus);
     std::cout << fmt::format(" {} GPUs, {} nodes\n", a.capacity->gpus, a.capacity->nodes);
-    const int64_t simulated = a.capacity_replicas(c);
+    const int64_t simulated = a.capacity_replicas();
     std::cout << fmt::format(
         "# (copies of {} simulated replica{} under one router; a larger fleet takes a little more "
         "per replica)\n",
@@ -158,7 +164,8 @@ void setup_serve(CLI::App& app) {
   cmd->add_option("--replicas", o->replicas,
                   "Replicas (tp x pp GPUs each), or the decode pool with --prefill-replicas (default 1)");
   cmd->add_option("--prefill-replicas", o->prefill_replicas,
-                  "Prefill/decode disaggregation: replicas of the prefill pool (default 0 = colocated)");
+                  "Prefill/decode disaggregation: replicas of the prefill pool (default 0 = colocated); auto: with "
+                  "a target, the prefill:decode split needing the fewest nodes");
   cmd->add_option("--prefill-scenario", o->prefill_scenario,
                   "Scenario of the prefill pool, as written (default: -s with its --set)");
   cmd->add_option("--router", o->router, "least-loaded or round-robin (default least-loaded)");

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <memory>
 #include <utility>
 
@@ -23,10 +24,88 @@ void check(const ServeRequest& r) {
   const char* search_flag = r.target_rate_per_s ? "--target-rate" : "--max-rate";
   if (!r.requests_file.empty() && (r.max_rate || r.target_rate_per_s))
     throw InputError(search_flag, "searches Poisson rates (expected --rate, not --requests-file)");
-  if ((r.max_rate || r.target_rate_per_s) && c.slo_ttft_s <= 0 && c.slo_tpot_s <= 0)
-    throw InputError(search_flag, "needs an SLO to meet (expected --slo-ttft and/or --slo-tpot)");
-  if (!r.prefill_scenario.empty() && c.prefill_replicas == 0)
+  if ((r.max_rate || r.target_rate_per_s || r.split_search) && c.slo_ttft_s <= 0 && c.slo_tpot_s <= 0)
+    throw InputError(r.split_search ? "--prefill-replicas" : search_flag,
+                     "needs an SLO to meet (expected --slo-ttft and/or --slo-tpot)");
+  if (r.split_search && !r.requests_file.empty())
+    throw InputError("--prefill-replicas", "auto searches Poisson rates (expected --rate, not --requests-file)");
+  if (!r.prefill_scenario.empty() && c.prefill_replicas == 0 && !r.split_search)
     throw InputError("--prefill-scenario", "describes the prefill pool (expected --prefill-replicas > 0 too)");
+}
+
+// One split of the pools sized: its max-rate search and, with a target, the capacity from the
+// last search that found a rate (the pooled one, when run).
+struct Sizing {
+  serving::MaxRate search;
+  std::optional<serving::MaxRate> pooled_search;
+  int64_t copies = 1;  // copies of the simulated pools the pooled search ran
+  std::optional<serving::CapacityAnswer> capacity;
+};
+
+// `ratio` prefill replicas per decode replica as simulated pools: 2 x ratio prefill over 2
+// decode replicas, or 2 prefill over 2 / ratio decode below 1 (two on the smaller side, so that
+// the sqrt(2) steps of the split search land on distinct splits).
+std::pair<int64_t, int64_t> split_pools(double ratio) {
+  if (ratio >= 1) return {std::llround(2 * ratio), 2};
+  return {2, std::llround(2 / ratio)};
+}
+
+// Whether split x needs fewer nodes than y (then fewer GPUs, then serves more per GPU before
+// rounding to units); a split where no rate met the SLOs comes last.
+bool fewer_nodes(const PoolSplit& x, const PoolSplit& y) {
+  if (!x.capacity || !y.capacity) return x.capacity.has_value() && !y.capacity;
+  if (x.capacity->nodes != y.capacity->nodes) return x.capacity->nodes < y.capacity->nodes;
+  if (x.capacity->gpus != y.capacity->gpus) return x.capacity->gpus < y.capacity->gpus;
+  return x.max_rate_per_s_per_gpu > y.max_rate_per_s_per_gpu;
+}
+
+// The prefill:decode split needing the fewest nodes for the target: each pool's throughput per
+// replica differs (prefill is compute bound, decode bandwidth bound) and so does its deployment
+// unit, so the best split is found by sizing the service at each: ratios 1/8 to 32 by powers of
+// two, then sqrt(2) either side of the best. Sets `config`'s pools to the best split; `splits`
+// gets every split tried, by ratio.
+Sizing search_splits(serving::ServingConfig& config, const std::function<Sizing(const serving::ServingConfig&)>& size,
+                     const std::function<void(int64_t, int64_t)>& progress, std::vector<PoolSplit>& splits) {
+  constexpr double kCoarse[] = {0.125, 0.25, 0.5, 1, 2, 4, 8, 16, 32};
+  constexpr int64_t kSplits = std::size(kCoarse) + 2;
+  std::vector<std::pair<PoolSplit, Sizing>> tried;
+  const auto run = [&](double ratio) {
+    const auto [prefill, decode] = split_pools(ratio);
+    for (const auto& [t, z] : tried)
+      if (t.prefill_replicas == prefill && t.replicas == decode) return;
+    auto c = config;
+    c.prefill_replicas = prefill;
+    c.replicas = decode;
+    Sizing z = size(c);
+    PoolSplit t;
+    t.prefill_replicas = prefill;
+    t.replicas = decode;
+    const auto& last = z.pooled_search ? *z.pooled_search : z.search;
+    t.max_rate_per_s = last.rate_per_s / static_cast<double>(z.copies);
+    if (last.rate_per_s > 0) t.max_rate_per_s_per_gpu = last.rate_per_s / static_cast<double>(last.at_rate.gpus);
+    t.simulated_replicas = z.copies * (prefill + decode);
+    t.capacity = z.capacity;
+    tried.emplace_back(std::move(t), std::move(z));
+    if (progress) progress(static_cast<int64_t>(tried.size()), kSplits);
+  };
+  const auto best = [&] {
+    return std::min_element(tried.begin(), tried.end(),
+                            [](const auto& x, const auto& y) { return fewer_nodes(x.first, y.first); });
+  };
+  for (const double ratio : kCoarse) run(ratio);
+  const auto coarse = best();
+  const double at = static_cast<double>(coarse->first.prefill_replicas) / static_cast<double>(coarse->first.replicas);
+  for (const double step : {std::sqrt(0.5), std::sqrt(2.0)}) run(at * step);
+  if (progress) progress(kSplits, kSplits);
+  std::sort(tried.begin(), tried.end(), [](const auto& x, const auto& y) {
+    return x.first.prefill_replicas * y.first.replicas < y.first.prefill_replicas * x.first.replicas;
+  });
+  auto chosen = best();
+  config.prefill_replicas = chosen->first.prefill_replicas;
+  config.replicas = chosen->first.replicas;
+  Sizing z = std::move(chosen->second);
+  for (auto& [t, unused] : tried) splits.push_back(std::move(t));
+  return z;
 }
 
 const char* length_name(serving::LengthDistribution::Kind k) {
@@ -70,15 +149,8 @@ ServeAnswer serve(const Scenario& s, const ServeRequest& r) {
     PoissonSource source(rate, requests, input, r.output, r.seed);
     return simulate(main, config, source, prefill.get());
   };
-  const auto simulate_at = [&](double rate, std::ostream* trace) {
-    return simulate_pools(rate, trace, r.config, r.requests);
-  };
-  const auto simulate_file = [&](std::ostream* trace) {
-    auto config = r.config;
-    config.trace = trace;
-    RequestFile source(r.requests_file);
-    return simulate(main, config, source, prefill.get());
-  };
+  // The lowest rate a search may try: `requests` arrivals within the simulated clock's range.
+  const auto floor_rate = [](int64_t requests) { return static_cast<double>(requests) / kMaxArrivalSeconds; };
   ServeAnswer a;
   const auto& model = main.model();
   a.gpus_per_replica = model.gpus_per_replica();
@@ -88,18 +160,100 @@ ServeAnswer serve(const Scenario& s, const ServeRequest& r) {
                           ? fmt::format("Poisson, {} requests of {} in / {} out tokens ({})", r.requests,
                                         input.mean_tokens, r.output.mean_tokens, length_name(input.kind))
                           : r.requests_file;
-  // One run (traced when asked), or the max-rate search and its runs.
   constexpr double kDefaultSearchStartPerS = 1;
   const double rate_per_s = r.rate_per_s.value_or(kDefaultSearchStartPerS);
-  if (r.max_rate || r.target_rate_per_s) {
-    a.search = search_max_rate([&](double rate) { return simulate_at(rate, nullptr); }, r.config.slo_ttft_s,
-                               r.config.slo_tpot_s, rate_per_s);
-    a.runs = a.search->probes;
-    std::sort(a.runs.begin(), a.runs.end(), [](const auto& x, const auto& y) { return x.rate_per_s < y.rate_per_s; });
+  // The capacity answer: the target load over what the simulated pools served at the max rate,
+  // in requests/s (--target-rate) or in the scenario's target tokens/s.
+  const bool decode = s.workload.phase == ServePhase::Decode;
+  a.capacity_target = r.target_rate_per_s ? "requests" : decode ? "output_tokens" : "input_tokens";
+  const std::string target_key = r.target_rate_per_s ? "--target-rate" : "workload.target_tokens_per_second";
+  const double target_per_s = r.target_rate_per_s.value_or(s.workload.target_tokens_per_second);
+
+  // One split of the pools (`config`): its max-rate search and, with a target, the capacity.
+  // A search's runs hold at least kRequestsPerReplica requests per replica: with fewer, a pool
+  // absorbs a burst it could not sustain, and the search "meets" the SLOs at any rate (200
+  // requests over 91 prefill + 2 decode replicas met p99 TTFT 2 s at 4e9 requests/s).
+  constexpr int64_t kRequestsPerReplica = 250;
+  const auto size_pools = [&](const ServingConfig& config) {
+    Sizing z;
+    const int64_t simulated = config.replicas + config.prefill_replicas;
+    const int64_t first_requests = std::max(r.requests, kRequestsPerReplica * simulated);
+    z.search = search_max_rate([&](double rate) { return simulate_pools(rate, nullptr, config, first_requests); },
+                               config.slo_ttft_s, config.slo_tpot_s, rate_per_s, floor_rate(first_requests));
+    if (z.search.rate_per_s <= 0 || target_per_s <= 0) return z;
+    // The target over what `copies` of the simulated pools served at the max rate `m`.
+    const auto capacity = [&](int64_t copies, const MaxRate& m) {
+      const auto& at = m.at_rate;
+      const double per_request =
+          r.target_rate_per_s ? 1.0 : (decode ? at.output_tokens : at.input_tokens) / static_cast<double>(at.requests);
+      std::vector<std::pair<PoolUnits, int64_t>> pools;
+      if (config.prefill_replicas > 0)
+        pools.push_back({pool_units(prefill ? prefill->scenario() : s, "prefill"), copies * config.prefill_replicas});
+      pools.push_back({pool_units(s, config.prefill_replicas > 0 ? "decode" : "serving"), copies * config.replicas});
+      return capacity_for(target_per_s, m.rate_per_s * per_request, pools, s.hardware.gpus_per_node, target_key);
+    };
+    z.capacity = capacity(1, z.search);
+    // Copies of a few replicas overstate what a large fleet needs: one router over many replicas
+    // evens out their queues, the more so the tighter the TTFT SLO is against a prompt's
+    // prefill. On the shipped decode scenario at p99 TTFT 2 s with 4,989-token prompts, a
+    // replica meets it up to 0.34 requests/s alone, 0.54 among 16, 1.11 among 64 and 1.17 among
+    // 144. So the search is run again over the copies of the simulated pools that the answer
+    // needs, under one router (at most kPooledReplicas replicas, at least kRequestsPerReplica
+    // requests per replica and no fewer than asked), and again at the copies that answer needs,
+    // until they agree (at most kPoolingRounds searches); the capacity comes from the last
+    // search that found a rate.
+    constexpr int64_t kPooledReplicas = 128, kPoolingRounds = 3;
+    const int64_t max_copies = std::max<int64_t>(1, kPooledReplicas / simulated);
+    for (int64_t round = 0; round < kPoolingRounds; ++round) {
+      const int64_t k = std::clamp<int64_t>(
+          static_cast<int64_t>(std::ceil(z.capacity->scale * static_cast<double>(z.copies) - 1e-9)), 1, max_copies);
+      if (k == z.copies) break;
+      auto pooled = config;
+      pooled.replicas *= k;
+      pooled.prefill_replicas *= k;
+      const int64_t requests = std::max(r.requests, kRequestsPerReplica * k * simulated);
+      const double previous_per_copy =
+          (z.pooled_search ? z.pooled_search->rate_per_s : z.search.rate_per_s) / static_cast<double>(z.copies);
+      auto search = search_max_rate([&](double rate) { return simulate_pools(rate, nullptr, pooled, requests); },
+                                    config.slo_ttft_s, config.slo_tpot_s, previous_per_copy * static_cast<double>(k),
+                                    floor_rate(requests));
+      if (search.rate_per_s <= 0) break;
+      z.capacity = capacity(k, search);
+      z.copies = k;
+      z.pooled_search = std::move(search);
+    }
+    return z;
+  };
+
+  if (r.split_search && target_per_s <= 0)
+    throw InputError("--prefill-replicas",
+                     "auto picks the split needing the fewest nodes for a target (expected --target-rate R, or "
+                     "workload.target_tokens_per_second)");
+  ServingConfig config = r.config;
+  std::optional<Sizing> sized;
+  if (r.split_search) {
+    sized = search_splits(config, size_pools, r.progress, a.splits);
+  } else if (r.max_rate || r.target_rate_per_s) {
+    sized = size_pools(config);
   }
+  a.replicas = config.replicas;
+  a.prefill_replicas = config.prefill_replicas;
+  if (sized) {
+    a.runs = sized->search.probes;
+    std::sort(a.runs.begin(), a.runs.end(), [](const auto& x, const auto& y) { return x.rate_per_s < y.rate_per_s; });
+    a.search = std::move(sized->search);
+    a.pooled_search = std::move(sized->pooled_search);
+    a.capacity_pools = sized->copies;
+    a.capacity = std::move(sized->capacity);
+  }
+  // One run (traced when asked): the request file's, at --rate, or at the max rate found.
   const auto one_run = [&](std::ostream* trace) {
-    if (!r.requests_file.empty()) return simulate_file(trace);
-    return simulate_at(a.search && a.search->rate_per_s > 0 ? a.search->rate_per_s : rate_per_s, trace);
+    if (r.requests_file.empty())
+      return simulate_pools(a.search && a.search->rate_per_s > 0 ? a.search->rate_per_s : rate_per_s, trace, config,
+                            r.requests);
+    config.trace = trace;
+    RequestFile source(r.requests_file);
+    return simulate(main, config, source, prefill.get());
   };
   if (!r.trace_path.empty()) {
     ServingResult traced;
@@ -107,57 +261,6 @@ ServeAnswer serve(const Scenario& s, const ServeRequest& r) {
     if (!a.search) a.runs.push_back(traced);
   } else if (!a.search) {
     a.runs.push_back(one_run(nullptr));
-  }
-  // The capacity answer: the target load over what the simulated pools served at the max rate,
-  // in requests/s (--target-rate) or in the scenario's target tokens/s.
-  const auto& c = r.config;
-  const bool decode = s.workload.phase == ServePhase::Decode;
-  a.capacity_target = r.target_rate_per_s ? "requests" : decode ? "output_tokens" : "input_tokens";
-  const double target_per_s = r.target_rate_per_s.value_or(s.workload.target_tokens_per_second);
-  if (a.search && a.search->rate_per_s > 0 && target_per_s > 0) {
-    // The target over what `copies` of the simulated pools served at the max rate `m`.
-    const auto capacity = [&](int64_t copies, const MaxRate& m) {
-      const auto& at = m.at_rate;
-      const double per_request =
-          r.target_rate_per_s ? 1.0 : (decode ? at.output_tokens : at.input_tokens) / static_cast<double>(at.requests);
-      std::vector<std::pair<PoolUnits, int64_t>> simulated;
-      if (c.prefill_replicas > 0)
-        simulated.push_back({pool_units(prefill ? prefill->scenario() : s, "prefill"), copies * c.prefill_replicas});
-      simulated.push_back({pool_units(s, c.prefill_replicas > 0 ? "decode" : "serving"), copies * c.replicas});
-      return capacity_for(target_per_s, m.rate_per_s * per_request, simulated, s.hardware.gpus_per_node);
-    };
-    a.capacity = capacity(1, *a.search);
-    a.capacity_pools = 1;
-    // Copies of a few replicas overstate what a large fleet needs: one router over many replicas
-    // evens out their queues, the more so the tighter the TTFT SLO is against a prompt's
-    // prefill. On the shipped decode scenario at p99 TTFT 2 s with 4,989-token prompts, a
-    // replica meets it up to 0.34 requests/s alone, 0.54 among 16, 1.11 among 64 and 1.17 among
-    // 144. So the search is run again over the copies of the simulated pools that the answer
-    // needs, under one router (at most kPooledReplicas replicas, at least
-    // kPooledRequestsPerReplica requests per replica and no fewer than asked), and again at the
-    // copies that answer needs, until they agree (at most kPoolingRounds searches); the
-    // capacity comes from the last search that found a rate.
-    constexpr int64_t kPooledReplicas = 128, kPooledRequestsPerReplica = 250, kPoolingRounds = 3;
-    const int64_t simulated = c.replicas + c.prefill_replicas;
-    const int64_t max_copies = std::max<int64_t>(1, kPooledReplicas / simulated);
-    for (int64_t round = 0; round < kPoolingRounds; ++round) {
-      const int64_t k = std::clamp<int64_t>(
-          static_cast<int64_t>(std::ceil(a.capacity->scale * static_cast<double>(a.capacity_pools) - 1e-9)), 1,
-          max_copies);
-      if (k == a.capacity_pools) break;
-      auto config = c;
-      config.replicas *= k;
-      config.prefill_replicas *= k;
-      const int64_t requests = std::max(r.requests, kPooledRequestsPerReplica * k * simulated);
-      const double previous_per_copy = (a.pooled_search ? a.pooled_search->rate_per_s : a.search->rate_per_s) /
-                                       static_cast<double>(a.capacity_pools);
-      auto search = search_max_rate([&](double rate) { return simulate_pools(rate, nullptr, config, requests); },
-                                    c.slo_ttft_s, c.slo_tpot_s, previous_per_copy * static_cast<double>(k));
-      if (search.rate_per_s <= 0) break;
-      a.capacity = capacity(k, search);
-      a.capacity_pools = k;
-      a.pooled_search = std::move(search);
-    }
   }
   return a;
 }
@@ -167,8 +270,8 @@ nlohmann::json to_json(const Scenario& s, const ServeRequest& request, const Ser
   nlohmann::json doc;
   doc["scenario"] = s.name;
   doc["requests_source"] = a.requests_source;
-  doc["replicas"] = c.replicas;
-  doc["prefill_replicas"] = c.prefill_replicas;
+  doc["replicas"] = a.replicas;
+  doc["prefill_replicas"] = a.prefill_replicas;
   doc["gpus_per_replica"] = a.gpus_per_replica;
   doc["kv_blocks_per_replica"] = a.kv_blocks_per_replica;
   doc["kv_block_tokens"] = a.kv_block_tokens;
@@ -185,7 +288,7 @@ nlohmann::json to_json(const Scenario& s, const ServeRequest& request, const Ser
     cap["target"] = a.capacity_target;  // the unit of the two rates below, per second
     cap["target_per_s"] = a.capacity->target_per_s;
     cap["served_per_s_at_max_rate"] = a.capacity->simulated_per_s;
-    cap["simulated_replicas"] = a.capacity_replicas(c);
+    cap["simulated_replicas"] = a.capacity_replicas();
     cap["pooled_max_rate_per_s"] = a.pooled_search ? nlohmann::json(a.pooled_search->rate_per_s) : nlohmann::json();
     cap["gpus"] = a.capacity->gpus;
     cap["nodes"] = a.capacity->nodes;
@@ -196,8 +299,37 @@ nlohmann::json to_json(const Scenario& s, const ServeRequest& request, const Ser
                               {"deployment_units", pc.deployment_units},
                               {"unit_gpus", pc.units.unit_gpus},
                               {"gpus", pc.gpus}});
+    if (!a.splits.empty()) cap["splits"] = splits_table(a).to_json();
   }
   return doc;
+}
+
+reports::Table splits_table(const ServeAnswer& a) {
+  reports::Table t("prefill:decode splits sized for the target (the fewest nodes is chosen)",
+                   {{"prefill_replicas", "prefill"},
+                    {"replicas", "decode"},
+                    {"prefill_per_decode", "prefill/decode", 3},
+                    {"max_rate_per_s", "max rate (req/s per pool)", 3},
+                    {"max_rate_per_s_per_gpu", "max rate (req/s/GPU)", 3},
+                    {"simulated_replicas", "simulated replicas"},
+                    {"prefill_gpus", "prefill GPUs"},
+                    {"decode_gpus", "decode GPUs"},
+                    {"gpus", "GPUs"},
+                    {"nodes", "nodes"},
+                    {"chosen", "chosen"}});
+  for (const auto& p : a.splits) {
+    const auto gpus = [&](size_t pool) -> reports::Cell {
+      if (!p.capacity) return {};
+      return p.capacity->pools[pool].gpus;
+    };
+    const bool chosen = p.prefill_replicas == a.prefill_replicas && p.replicas == a.replicas;
+    t.add_row({p.prefill_replicas, p.replicas,
+               static_cast<double>(p.prefill_replicas) / static_cast<double>(p.replicas), p.max_rate_per_s,
+               p.max_rate_per_s_per_gpu, p.simulated_replicas, gpus(0), gpus(1),
+               p.capacity ? reports::Cell{p.capacity->gpus} : reports::Cell{},
+               p.capacity ? reports::Cell{p.capacity->nodes} : reports::Cell{}, chosen});
+  }
+  return t;
 }
 
 }  // namespace mhcsim::api

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <optional>
+#include <string>
+#include <variant>
 
 #include "bindings.h"
 #include "mhcsim/api/serve.h"
@@ -96,7 +98,7 @@ std::string number_text(double x) { return fmt::format("{}", x); }
 py::object serve(const LoadedScenario& l, const std::optional<double>& rate, int64_t requests,
                  const std::optional<std::string>& requests_file, const std::optional<int64_t>& input_tokens,
                  int64_t output_tokens, const std::string& lengths, double prefix_hit, double slo_ttft_s,
-                 double slo_tpot_s, int64_t replicas, int64_t prefill_replicas,
+                 double slo_tpot_s, int64_t replicas, const std::variant<int64_t, std::string>& prefill_replicas,
                  const std::optional<std::string>& prefill_scenario, const std::string& router, int64_t token_budget,
                  int64_t prefill_token_budget, int64_t max_batch, bool chunked_prefill, int64_t seed, bool max_rate,
                  const std::optional<double>& target_rate, const std::optional<std::string>& trace) {
@@ -104,7 +106,7 @@ py::object serve(const LoadedScenario& l, const std::optional<double>& rate, int
   api::ServeRequest r;
   if (rate) r.rate_per_s = parse_positive(number_text(*rate), "rate");
   r.requests_file = requests_file.value_or("");
-  r.requests = parse_count(std::to_string(requests), "requests");
+  r.requests = parse_count(std::to_string(requests), "requests", 1, kMaxRequests);
   LengthDistribution::Kind kind = LengthDistribution::Kind::Fixed;
   if (lengths == "exponential")
     kind = LengthDistribution::Kind::Exponential;
@@ -116,8 +118,14 @@ py::object serve(const LoadedScenario& l, const std::optional<double>& rate, int
   r.output = {kind, static_cast<double>(parse_count(std::to_string(output_tokens), "output_tokens"))};
   r.seed = static_cast<uint64_t>(parse_count(std::to_string(seed), "seed", 0));
   auto& c = r.config;
-  c.replicas = parse_count(std::to_string(replicas), "replicas");
-  c.prefill_replicas = parse_count(std::to_string(prefill_replicas), "prefill_replicas", 0);
+  c.replicas = parse_count(std::to_string(replicas), "replicas", 1, kMaxReplicas);
+  if (const auto* n = std::get_if<int64_t>(&prefill_replicas))
+    c.prefill_replicas = parse_count(std::to_string(*n), "prefill_replicas", 0, kMaxReplicas);
+  else if (std::get<std::string>(prefill_replicas) == "auto")
+    r.split_search = true;
+  else
+    throw InputError("prefill_replicas",
+                     fmt::format("'{}' (expected a count >= 0 or 'auto')", std::get<std::string>(prefill_replicas)));
   if (router == "least-loaded")
     c.router = RouterKind::LeastLoaded;
   else if (router == "round-robin")
@@ -169,7 +177,8 @@ void register_runs(py::module_& m) {
         "Serving under load (`mhcsim serve`): Poisson arrivals at `rate` requests/s or a request file; "
         "'runs' holds one row per simulated rate (TTFT/TPOT/E2E percentiles, throughput, goodput, cost); "
         "max_rate=True searches the highest rate meeting the SLOs, target_rate=R sizes the service (replicas, "
-        "GPUs, nodes) for R requests/s.");
+        "GPUs, nodes) for R requests/s; prefill_replicas='auto' with a target picks the prefill:decode split "
+        "needing the fewest nodes.");
 }
 
 }  // namespace mhcsim::python

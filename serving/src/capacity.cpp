@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "mhcsim/cost/serving_step.h"
 #include "mhcsim/error.h"
 
@@ -13,7 +15,7 @@ bool meets_slos(const ServingResult& r, double slo_ttft_s, double slo_tpot_s) {
 }
 
 MaxRate search_max_rate(const std::function<ServingResult(double)>& run, double slo_ttft_s, double slo_tpot_s,
-                        double start_rate_per_s, double relative_tolerance) {
+                        double start_rate_per_s, double min_rate_per_s, double relative_tolerance) {
   require(slo_ttft_s > 0 || slo_tpot_s > 0, "--max-rate",
           "needs an SLO to meet (expected --slo-ttft and/or --slo-tpot)");
   require(start_rate_per_s > 0, "--rate", "must be > 0");
@@ -37,6 +39,7 @@ MaxRate search_max_rate(const std::function<ServingResult(double)>& run, double 
   } else {
     while (static_cast<int>(m.probes.size()) < kMaxRuns / 2) {
       const double r = hi / 2;
+      if (r < min_rate_per_s) break;
       if (probe(r)) {
         lo = r;
         break;
@@ -44,7 +47,7 @@ MaxRate search_max_rate(const std::function<ServingResult(double)>& run, double 
       hi = r;
     }
   }
-  if (lo <= 0) return m;  // nothing meets the SLOs down to start / 2^31
+  if (lo <= 0) return m;  // nothing meets the SLOs down to start / 2^31 or min_rate_per_s
   while (static_cast<int>(m.probes.size()) < kMaxRuns && (hi - lo) > relative_tolerance * lo) {
     const double mid = 0.5 * (lo + hi);
     (probe(mid) ? lo : hi) = mid;
@@ -63,7 +66,7 @@ PoolUnits pool_units(const Scenario& s, std::string label) {
 }
 
 CapacityAnswer capacity_for(double target, double simulated, const std::vector<std::pair<PoolUnits, int64_t>>& pools,
-                            int gpus_per_node) {
+                            int gpus_per_node, const std::string& target_key) {
   CapacityAnswer a;
   a.target_per_s = target;
   a.simulated_per_s = simulated;
@@ -72,7 +75,11 @@ CapacityAnswer capacity_for(double target, double simulated, const std::vector<s
   for (const auto& [units, replicas] : pools) {
     PoolCapacity c;
     c.units = units;
-    const double needed = std::ceil(a.scale * static_cast<double>(replicas) - 1e-9);
+    // At least one replica however small the target; the 1e-9 keeps an exact multiple exact.
+    const double needed = std::max(1.0, std::ceil(a.scale * static_cast<double>(replicas) - 1e-9));
+    require(needed <= static_cast<double>(kMaxCapacityReplicas), target_key.c_str(),
+            fmt::format("{:.4g} per second needs {:.3g} {} replicas, more than {} (expected a smaller target)", target,
+                        needed, units.label, kMaxCapacityReplicas));
     c.deployment_units = static_cast<int64_t>(std::ceil(needed / static_cast<double>(units.replicas_per_unit)));
     c.replicas = c.deployment_units * units.replicas_per_unit;
     c.gpus = c.deployment_units * units.unit_gpus;

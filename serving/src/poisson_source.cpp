@@ -19,7 +19,12 @@ PoissonSource::PoissonSource(double rate_per_s, int64_t count, LengthDistributio
                              uint64_t seed)
     : rate_per_s_(rate_per_s), count_(count), input_(input), output_(output), rng_(seed) {
   require(std::isfinite(rate_per_s) && rate_per_s > 0, "--rate", "must be a number > 0 (requests/s)");
-  require(count >= 1, "--requests", "must be >= 1");
+  require(count >= 1 && count <= kMaxRequests, "--requests", fmt::format("must be in [1, {}]", kMaxRequests));
+  require(static_cast<double>(count) / rate_per_s <= kMaxArrivalSeconds, "--rate",
+          fmt::format("{:.3g} requests/s spreads {} requests over {:.3g} s, past the simulated clock's {:.0e} s "
+                      "(expected a rate >= {:.3g} requests/s)",
+                      rate_per_s, count, static_cast<double>(count) / rate_per_s, kMaxArrivalSeconds,
+                      static_cast<double>(count) / kMaxArrivalSeconds));
   require(input.mean_tokens >= 1, "--input-tokens", "must be >= 1");
   require(output.mean_tokens >= 1, "--output-tokens", "must be >= 1");
 }

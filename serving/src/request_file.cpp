@@ -67,8 +67,9 @@ int64_t parse_tokens(std::string_view text, const char* key, const Where& w) {
 }
 
 void check_request(const Request& r, double last_arrival_s, const Where& w) {
-  if (!std::isfinite(r.arrival_s) || r.arrival_s < 0)
-    w.fail(kArrival, fmt::format("{} is not a time >= 0 (expected seconds from the start)", r.arrival_s));
+  if (!std::isfinite(r.arrival_s) || r.arrival_s < 0 || r.arrival_s > kMaxArrivalSeconds)
+    w.fail(kArrival, fmt::format("{} is not a time in [0, {:.0e}] (expected seconds from the start)", r.arrival_s,
+                                 kMaxArrivalSeconds));
   if (r.arrival_s < last_arrival_s)
     w.fail(kArrival, fmt::format("{} is before the previous request's {} (expected arrivals in order)", r.arrival_s,
                                  last_arrival_s));

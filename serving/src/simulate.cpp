@@ -48,8 +48,9 @@ int64_t max_seqs(const Deployment& d, const SchedulerConfig& c) {
 }
 
 void check_config(const ServingConfig& c) {
-  require(c.replicas >= 1, "--replicas", "must be >= 1");
-  require(c.prefill_replicas >= 0, "--prefill-replicas", "must be >= 0");
+  require(c.replicas >= 1 && c.replicas <= kMaxReplicas, "--replicas", fmt::format("must be in [1, {}]", kMaxReplicas));
+  require(c.prefill_replicas >= 0 && c.prefill_replicas <= kMaxReplicas, "--prefill-replicas",
+          fmt::format("must be in [0, {}]", kMaxReplicas));
   for (const auto* s : {&c.scheduler, &c.prefill_scheduler}) {
     require(s->token_budget >= 1, "--token-budget", "must be >= 1");
     require(s->max_batch_seqs >= 0, "--max-batch", "must be >= 1");

@@ -101,3 +101,16 @@ def test_serve_target_rate(data_dir):
     with pytest.raises(mhcsim.Error) as caught:
         mhcsim.serve(s, target_rate=-1.0, slo_ttft_s=2.0)
     assert caught.value.key == "target_rate"
+
+
+def test_serve_split_search(data_dir):
+    s = mhcsim.load(os.path.join(data_dir, "deepseek_v3_serve.toml"))
+    r = mhcsim.serve(s, requests=100, output_tokens=32, slo_ttft_s=2.0, target_rate=20.0, prefill_replicas="auto")
+    splits = r["capacity"]["splits"]
+    chosen = [x for x in splits if x["chosen"]]
+    assert len(chosen) == 1 and (chosen[0]["prefill_replicas"], chosen[0]["replicas"]) == (
+        r["prefill_replicas"], r["replicas"])
+    assert r["capacity"]["nodes"] == min(x["nodes"] for x in splits if x["nodes"] is not None)
+    with pytest.raises(mhcsim.Error) as caught:
+        mhcsim.serve(s, rate=1.0, prefill_replicas="some")
+    assert caught.value.key == "prefill_replicas"

@@ -55,6 +55,8 @@ CASES = [
     ("serve", ["-s", SERVE, "--requests", "200", "--slo-ttft", "2s", "--slo-tpot", "100ms", "--max-rate"]),
     ("serve", ["-s", SERVE, "--requests", "200", "--slo-ttft", "2s", "--target-rate", "2000", "--replicas", "2",
                "--prefill-replicas", "1"]),
+    ("serve", ["-s", SERVE, "--requests", "100", "--output-tokens", "32", "--slo-ttft", "2s", "--target-rate", "20",
+               "--prefill-replicas", "auto"]),
     ("stability", ["-s", MHC, "--samples", "20"]),
     ("diff", [TRAIN, os.path.join(SRC, "scenarios", "validation", "deepseek_v3_isca25.toml")]),
     ("diff", [TRAIN, SERVE]),

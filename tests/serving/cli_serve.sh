@@ -52,6 +52,25 @@ check serve_target_rate_text 0 "capacity for 2000 requests/s \(--target-rate\): 
 check_json serve_disaggregated "
 assert d['runs'][0]['requests'] == 200 and d['prefill_replicas'] == 1 and d['runs'][0]['gpus'] == 3
 " -- serve -s "$S" --rate 2 --requests 200 --replicas 2 --prefill-replicas 1
+# The prefill:decode split needing the fewest nodes (--prefill-replicas auto): every split is
+# sized, the chosen one has the fewest nodes, and it is the answer a plain run of that split gives.
+P="$SRC/scenarios/validation/deepseek_v3_profile_prefill.toml"
+AUTO=(serve -s "$S" --requests 200 --slo-ttft 2s --slo-tpot 100ms --target-rate 2000 --prefill-scenario "$P")
+"$M" "${AUTO[@]}" --prefill-replicas auto --json >"$tmp/auto.json" 2>"$tmp/auto.err"
+check_json serve_split_search "
+import json
+auto = json.load(open('$tmp/auto.json'))['results']
+splits = auto['capacity']['splits']
+assert len(splits) >= 10, splits
+ratios = [x['prefill_per_decode'] for x in splits]
+assert ratios == sorted(ratios) and ratios[0] <= 0.125 and ratios[-1] >= 32, ratios
+chosen = [x for x in splits if x['chosen']]
+assert len(chosen) == 1 and chosen[0]['nodes'] == min(x['nodes'] for x in splits if x['nodes']), splits
+assert (auto['prefill_replicas'], auto['replicas']) == (chosen[0]['prefill_replicas'], chosen[0]['replicas'])
+assert d['capacity']['nodes'] == auto['capacity']['nodes'] == chosen[0]['nodes'], (d['capacity'], chosen)
+assert d['capacity']['pools'] == auto['capacity']['pools'], (d['capacity'], auto['capacity'])
+" -- "${AUTO[@]}" --prefill-replicas "$(python3 -c "import json; print(json.load(open('$tmp/auto.json'))['results']['prefill_replicas'])")" --replicas "$(python3 -c "import json; print(json.load(open('$tmp/auto.json'))['results']['replicas'])")"
+check serve_split_table 0 "prefill:decode splits sized for the target" -- "$M" "${AUTO[@]}" --output-tokens 32 --prefill-replicas auto
 "$M" serve -s "$S" --rate 2 --requests 100 --trace "$tmp/trace.json" >/dev/null 2>&1
 if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert any(e['ph']=='X' for e in d['traceEvents'])" "$tmp/trace.json"; then pass; else fail serve_trace; fi
 
@@ -77,6 +96,17 @@ printf 'arrival_s,input_tokens,output_tokens\n0,500,20\n0.1,seven,30\n' >"$tmp/b
 one_line serve_bad_file "$M" serve -s "$S" --requests-file "$tmp/bad.csv"
 check serve_bad_file_line 2 "bad.csv:3: input_tokens: 'seven' is not an integer" -- "$M" serve -s "$S" --requests-file "$tmp/bad.csv"
 one_line serve_missing_file "$M" serve -s "$S" --requests-file "$tmp/none.csv"
+check serve_split_no_target 2 "^mhcsim: --prefill-replicas: auto picks the split" -- "$M" serve -s "$S" --rate 1 --slo-ttft 2s --prefill-replicas auto --set workload.target_tokens_per_second=0
+one_line serve_split_no_slo "$M" serve -s "$S" --target-rate 5 --prefill-replicas auto
+one_line serve_split_word "$M" serve -s "$S" --rate 1 --prefill-replicas some
+# Sizes past what the simulator resolves or holds: one line, exit 2, never an overflow or a
+# run of weeks (1e-300 requests/s put arrivals where a 50 ms iteration rounds away).
+check serve_rate_tiny 2 "^mhcsim: --rate: 1e-300 requests/s spreads 1000 requests over" -- "$M" serve -s "$S" --rate 1e-300
+one_line serve_requests_huge "$M" serve -s "$S" --rate 1 --requests 1000000000000
+one_line serve_replicas_huge "$M" serve -s "$S" --rate 1 --replicas 1000000000
+check serve_target_huge 2 "^mhcsim: --target-rate: 1e\+300 per second needs" -- "$M" serve -s "$S" --requests 100 --slo-ttft 2s --target-rate 1e300
+printf 'arrival_s,input_tokens,output_tokens\n0,500,20\n1e300,700,30\n' >"$tmp/late.csv"
+check serve_file_late 2 "late.csv:3: arrival_s: 1e\+300 is not a time in" -- "$M" serve -s "$S" --requests-file "$tmp/late.csv"
 one_line serve_kv_too_small "$M" serve -s "$S" --rate 1 --input-tokens 5000000
 check serve_kv_names_scenario 2 "deepseek_v3_serve.toml: hardware.gpu: a request of 5000256 tokens needs" -- "$M" serve -s "$S" --rate 1 --input-tokens 5000000
 printf 'arrival_s,input_tokens,output_tokens\n0,500,20\n1,5000000,30\n' >"$tmp/huge.csv"

@@ -30,6 +30,11 @@ TEST_CASE("max-rate search brackets and bisects to the SLO boundary") {
   CHECK(down.rate_per_s <= 3.3);
   CHECK(down.rate_per_s >= 3.3 * 0.98);
   CHECK_THROWS_WITH(search_max_rate(run, 0, 0, 1.0), Catch::Contains("needs an SLO"));
+  // The floor: halving stops at min_rate_per_s (the simulated clock's range), not 2^31 below.
+  runs = 0;
+  const auto floor = search_max_rate(run, 0.01, 0, 1.0, /*min_rate_per_s=*/0.1);
+  CHECK(floor.rate_per_s == 0);
+  CHECK(runs == 4);  // 1, 0.5, 0.25, 0.125; 0.0625 is below the floor
 }
 
 TEST_CASE("max-rate search on the simulator: the rate found meets the SLOs, 20% more does not") {
@@ -59,7 +64,7 @@ TEST_CASE("deployment units: the EP group in whole nodes, or the replica") {
   CHECK(tp.replicas_per_unit == 1);
 
   // 1,000 tokens/s wanted, 10 replicas served 300: 34 replicas -> one EP144 unit.
-  const auto a = capacity_for(1000, 300, {{ep, 10}}, 8);
+  const auto a = capacity_for(1000, 300, {{ep, 10}}, 8, "--target-rate");
   CHECK_THAT(a.scale, WithinRel(10.0 / 3, 1e-12));
   REQUIRE(a.pools.size() == 1);
   CHECK(a.pools[0].replicas == 144);
@@ -67,10 +72,15 @@ TEST_CASE("deployment units: the EP group in whole nodes, or the replica") {
   CHECK(a.gpus == 144);
   CHECK(a.nodes == 18);
   // Two pools scale together: 4 prefill + 12 decode replicas serving a third of the load.
-  const auto b = capacity_for(3000, 1000, {{prefill, 4}, {ep, 12}}, 8);
+  const auto b = capacity_for(3000, 1000, {{prefill, 4}, {ep, 12}}, 8, "--target-rate");
   CHECK(b.pools[0].replicas == 32);
   CHECK(b.pools[1].replicas == 144);
   CHECK(b.gpus == 176);
   CHECK(b.nodes == 22);
-  CHECK(capacity_for(0, 300, {{ep, 10}}, 8).gpus == 0);  // no target, no answer
+  CHECK(capacity_for(0, 300, {{ep, 10}}, 8, "--target-rate").gpus == 0);  // no target, no answer
+  // However small the target, a whole unit (1e-300 of a replica once rounded to none).
+  CHECK(capacity_for(1e-300, 300, {{ep, 10}}, 8, "--target-rate").pools[0].replicas == 144);
+  // A target past any fleet is an input error naming its key, not an int64 overflow.
+  CHECK_THROWS_AS(capacity_for(1e300, 300, {{ep, 10}}, 8, "--target-rate"), InputError);
+  CHECK_THROWS_WITH(capacity_for(1e300, 300, {{ep, 10}}, 8, "--target-rate"), Catch::Contains("--target-rate"));
 }

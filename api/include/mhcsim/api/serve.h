@@ -4,12 +4,14 @@
 // max_rate the highest Poisson rate that meets the SLOs at p99, and the replicas, GPUs and
 // nodes a target load needs (target_rate_per_s, else the scenario's target tokens/s).
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "mhcsim/reports/table.h"
 #include "mhcsim/serving/capacity.h"
 #include "mhcsim/serving/config.h"
 #include "mhcsim/serving/request.h"
@@ -30,11 +32,24 @@ struct ServeRequest {
   uint64_t seed = 1;
   serving::ServingConfig config;  // its `trace` stream is set by serve() from trace_path
   std::string prefill_scenario;   // the prefill pool's scenario file (default: the scenario)
-  bool max_rate = false;          // search the highest rate meeting the SLOs at p99
+  // Disaggregated, the prefill:decode split that needs the fewest nodes for the target
+  // (`--prefill-replicas auto`); config.replicas and prefill_replicas are then ignored.
+  bool split_search = false;
+  std::function<void(int64_t done, int64_t total)> progress;  // the split search, once per split
+  bool max_rate = false;                                      // search the highest rate meeting the SLOs at p99
   // The load to size the service for, requests/s (implies max_rate); without it the
   // scenario's workload.target_tokens_per_second.
   std::optional<double> target_rate_per_s;
   std::string trace_path;  // Chrome trace of the iterations of one run
+};
+
+// One prefill:decode split the split search sized the service with.
+struct PoolSplit {
+  int64_t prefill_replicas = 0, replicas = 0;  // the simulated pools
+  double max_rate_per_s = 0;                   // of those pools (the pooled search's, per copy)
+  double max_rate_per_s_per_gpu = 0;           // the same over the pools' GPUs
+  int64_t simulated_replicas = 0;              // of the search the capacity comes from
+  std::optional<serving::CapacityAnswer> capacity;
 };
 
 struct ServeAnswer {
@@ -50,10 +65,11 @@ struct ServeAnswer {
   // to 128 replicas); the capacity comes from it.
   std::optional<serving::MaxRate> pooled_search;
   int64_t capacity_pools = 1;
-  // The replicas of the search the capacity comes from: capacity_pools copies of `c`'s pools.
-  int64_t capacity_replicas(const serving::ServingConfig& c) const {
-    return capacity_pools * (c.replicas + c.prefill_replicas);
-  }
+  // The pools the runs simulate: the request's, or the split the split search chose.
+  int64_t replicas = 1, prefill_replicas = 0;
+  // The replicas of the search the capacity comes from: capacity_pools copies of the pools.
+  int64_t capacity_replicas() const { return capacity_pools * (replicas + prefill_replicas); }
+  std::vector<PoolSplit> splits;  // the split search's, by prefill:decode ratio
   // What the target counts: "requests", "output_tokens" (a decode scenario's target) or
   // "input_tokens" (a prefill scenario's).
   std::string capacity_target;
@@ -63,5 +79,8 @@ struct ServeAnswer {
 ServeAnswer serve(const Scenario& s, const ServeRequest& request);
 
 nlohmann::json to_json(const Scenario& s, const ServeRequest& request, const ServeAnswer& answer);
+
+// The split search's splits, for the text table and the JSON.
+reports::Table splits_table(const ServeAnswer& answer);
 
 }  // namespace mhcsim::api

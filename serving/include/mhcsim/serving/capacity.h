@@ -21,11 +21,13 @@ struct MaxRate {
   std::vector<ServingResult> probes;  // every run, in the order made
 };
 // Doubles the rate from `start_rate_per_s` until a run misses the SLOs (or halves it until one
-// meets them), then bisects until the bracket is within `relative_tolerance`. `run` simulates
+// meets them, not below `min_rate_per_s`), then bisects until the bracket is within
+// `relative_tolerance`. `run` simulates
 // one rate; the same seed at every rate keeps the search monotone in practice (common random
 // numbers). InputError when no SLO is given.
 MaxRate search_max_rate(const std::function<ServingResult(double rate_per_s)>& run, double slo_ttft_s,
-                        double slo_tpot_s, double start_rate_per_s, double relative_tolerance = 0.02);
+                        double slo_tpot_s, double start_rate_per_s, double min_rate_per_s = 0,
+                        double relative_tolerance = 0.02);
 
 // A pool as deployed: the scenario's replica (tp x pp GPUs) within its deployment unit, the EP
 // group (whose replicas meet in every MoE layer's all-to-all) or the replica, in whole nodes.
@@ -53,8 +55,13 @@ struct CapacityAnswer {
   int64_t gpus = 0;
   int64_t nodes = 0;
 };
-// Each pool's simulated replicas x scale, rounded up to whole deployment units.
+// Replicas a capacity answer may hold per pool: far past any fleet, and far from int64's end.
+constexpr int64_t kMaxCapacityReplicas = int64_t{1} << 40;
+// Each pool's simulated replicas x scale, rounded up to whole deployment units (at least one).
+// InputError on `target_key` (--target-rate, workload.target_tokens_per_second) when a pool
+// would need more than kMaxCapacityReplicas.
 CapacityAnswer capacity_for(double target_per_s, double simulated_per_s,
-                            const std::vector<std::pair<PoolUnits, int64_t>>& simulated_pools, int gpus_per_node);
+                            const std::vector<std::pair<PoolUnits, int64_t>>& simulated_pools, int gpus_per_node,
+                            const std::string& target_key);
 
 }  // namespace mhcsim::serving

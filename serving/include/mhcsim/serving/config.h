@@ -23,6 +23,10 @@ struct SchedulerConfig {
   double kv_watermark = 0.01;
 };
 
+// Replicas one pool may simulate: each holds its queue and batch; 65,536 is past any one
+// router's fleet (the capacity answer scales copies of the simulated pools, not this).
+constexpr int64_t kMaxReplicas = 65536;
+
 struct ServingConfig {
   int64_t replicas = 1;          // colocated replicas, or the decode pool when disaggregated
   int64_t prefill_replicas = 0;  // > 0: a separate prefill pool; KV moves over the network

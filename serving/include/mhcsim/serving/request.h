@@ -12,6 +12,14 @@
 
 namespace mhcsim::serving {
 
+// The simulated clock is a double: up to 1e9 s (31.7 years) it resolves 0.12 us, far below one
+// iteration; much later, a 50 ms iteration would round away (arrivals at 1e300 s gave TTFTs of
+// 0). Arrivals past it are refused: a Poisson run's expected span (requests / rate), a file's
+// arrival_s.
+constexpr double kMaxArrivalSeconds = 1e9;
+// Requests one Poisson run may simulate: ~35 min at bench_serving's ~470k requests/s.
+constexpr int64_t kMaxRequests = 1'000'000'000;
+
 struct Request {
   int64_t id = 0;
   double arrival_s = 0;

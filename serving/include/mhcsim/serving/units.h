@@ -2,6 +2,7 @@
 // Command-line quantities of the serve verb, parsed strictly: a duration must carry its unit
 // (2s, 50ms, 500us) and every value must be finite and > 0. Errors are InputError on the flag.
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -13,7 +14,8 @@ double parse_duration(std::string_view text, const std::string& flag);
 double parse_positive(std::string_view text, const std::string& flag);
 // A ratio in [0, 1).
 double parse_fraction(std::string_view text, const std::string& flag);
-// An integer >= `minimum` (counts: requests, replicas, tokens).
-int64_t parse_count(std::string_view text, const std::string& flag, int64_t minimum = 1);
+// An integer in [minimum, maximum] (counts: requests, replicas, tokens).
+int64_t parse_count(std::string_view text, const std::string& flag, int64_t minimum = 1,
+                    int64_t maximum = std::numeric_limits<int64_t>::max());
 
 }  // namespace mhcsim::serving

@@ -9,6 +9,6 @@ namespace mhcsim::sweep {
 bool progress_wanted();  // isatty(stderr) && getenv("CI") unset
 
 // "\r[#######-------------]  35%  350000/1000000 points"; a newline once done == total.
-void draw_progress(std::ostream& err, int64_t done, int64_t total);
+void draw_progress(std::ostream& err, int64_t done, int64_t total, const char* unit = "points");
 
 }  // namespace mhcsim::sweep
