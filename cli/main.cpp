@@ -65,9 +65,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // --help / --version exit 0; a bad flag or value is an input error like a bad scenario.
-    const int code = app.exit(e);
-    return code == 0 ? 0 : mhcsim::kExitInputError;
+    // --help / --version exit 0; a bad flag or value is an input error like a bad scenario:
+    // one line, as every other input error (CLI11's own print adds a "Run with --help" line).
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::cerr << "mhcsim: " << e.what() << "\n";
+    return mhcsim::kExitInputError;
   } catch (const mhcsim::InputError& e) {
     std::cerr << "mhcsim: " << e.what() << "\n";
     return mhcsim::kExitInputError;
