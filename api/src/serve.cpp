@@ -3,9 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
 #include <iterator>
 #include <memory>
+#include <mutex>
+#include <system_error>
+#include <thread>
 #include <utility>
 
 #include "mhcsim/atomic_write.h"
@@ -59,6 +64,43 @@ bool fewer_nodes(const PoolSplit& x, const PoolSplit& y) {
   return x.max_rate_per_s_per_gpu > y.max_rate_per_s_per_gpu;
 }
 
+// Sizes each of `configs` (one split each), on up to one thread per core: a split's runs are
+// independent of the others' and read the deployments only. `one_done` is called, under a lock,
+// as each finishes. The first error is rethrown once every thread has stopped.
+std::vector<Sizing> size_in_parallel(const std::vector<serving::ServingConfig>& configs,
+                                     const std::function<Sizing(const serving::ServingConfig&)>& size,
+                                     const std::function<void()>& one_done) {
+  std::vector<Sizing> sized(configs.size());
+  std::atomic<size_t> next{0};
+  std::mutex lock;
+  std::exception_ptr error;
+  const auto work = [&] {
+    for (size_t i = next++; i < configs.size(); i = next++) {
+      try {
+        sized[i] = size(configs[i]);
+      } catch (...) {
+        const std::lock_guard<std::mutex> held(lock);
+        if (!error) error = std::current_exception();
+        next = configs.size();  // the others stop at their next split
+        return;
+      }
+      const std::lock_guard<std::mutex> held(lock);
+      one_done();
+    }
+  };
+  const size_t threads = std::min<size_t>(configs.size(), std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  try {
+    for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  } catch (const std::system_error&) {
+    // Fewer threads than cores (a thread limit): the ones started and this one share the splits.
+  }
+  work();
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+  return sized;
+}
+
 // The prefill:decode split needing the fewest nodes for the target: each pool's throughput per
 // replica differs (prefill is compute bound, decode bandwidth bound) and so does its deployment
 // unit, so the best split is found by sizing the service at each: ratios 1/8 to 32 by powers of
@@ -69,33 +111,50 @@ Sizing search_splits(serving::ServingConfig& config, const std::function<Sizing(
   constexpr double kCoarse[] = {0.125, 0.25, 0.5, 1, 2, 4, 8, 16, 32};
   constexpr int64_t kSplits = std::size(kCoarse) + 2;
   std::vector<std::pair<PoolSplit, Sizing>> tried;
-  const auto run = [&](double ratio) {
-    const auto [prefill, decode] = split_pools(ratio);
-    for (const auto& [t, z] : tried)
-      if (t.prefill_replicas == prefill && t.replicas == decode) return;
-    auto c = config;
-    c.prefill_replicas = prefill;
-    c.replicas = decode;
-    Sizing z = size(c);
-    PoolSplit t;
-    t.prefill_replicas = prefill;
-    t.replicas = decode;
-    const auto& last = z.pooled_search ? *z.pooled_search : z.search;
-    t.max_rate_per_s = last.rate_per_s / static_cast<double>(z.copies);
-    if (last.rate_per_s > 0) t.max_rate_per_s_per_gpu = last.rate_per_s / static_cast<double>(last.at_rate.gpus);
-    t.simulated_replicas = z.copies * (prefill + decode);
-    t.capacity = z.capacity;
-    tried.emplace_back(std::move(t), std::move(z));
-    if (progress) progress(static_cast<int64_t>(tried.size()), kSplits);
+  int64_t done = 0;
+  const auto one_done = [&] {
+    if (progress) progress(++done, kSplits);
+  };
+  // Sizes the splits at `ratios` not tried yet.
+  const auto run = [&](const std::vector<double>& ratios) {
+    std::vector<serving::ServingConfig> configs;
+    for (const double ratio : ratios) {
+      const auto split = split_pools(ratio);
+      const auto same = [&](int64_t prefill, int64_t decode) {
+        return prefill == split.first && decode == split.second;
+      };
+      if (std::any_of(tried.begin(), tried.end(),
+                      [&](const auto& t) { return same(t.first.prefill_replicas, t.first.replicas); }) ||
+          std::any_of(configs.begin(), configs.end(),
+                      [&](const auto& c) { return same(c.prefill_replicas, c.replicas); }))
+        continue;
+      auto c = config;
+      c.prefill_replicas = split.first;
+      c.replicas = split.second;
+      configs.push_back(c);
+    }
+    auto sized = size_in_parallel(configs, size, one_done);
+    for (size_t i = 0; i < configs.size(); ++i) {
+      Sizing& z = sized[i];
+      PoolSplit t;
+      t.prefill_replicas = configs[i].prefill_replicas;
+      t.replicas = configs[i].replicas;
+      const auto& last = z.pooled_search ? *z.pooled_search : z.search;
+      t.max_rate_per_s = last.rate_per_s / static_cast<double>(z.copies);
+      if (last.rate_per_s > 0) t.max_rate_per_s_per_gpu = last.rate_per_s / static_cast<double>(last.at_rate.gpus);
+      t.simulated_replicas = z.copies * (t.prefill_replicas + t.replicas);
+      t.capacity = z.capacity;
+      tried.emplace_back(std::move(t), std::move(z));
+    }
   };
   const auto best = [&] {
     return std::min_element(tried.begin(), tried.end(),
                             [](const auto& x, const auto& y) { return fewer_nodes(x.first, y.first); });
   };
-  for (const double ratio : kCoarse) run(ratio);
+  run({std::begin(kCoarse), std::end(kCoarse)});
   const auto coarse = best();
   const double at = static_cast<double>(coarse->first.prefill_replicas) / static_cast<double>(coarse->first.replicas);
-  for (const double step : {std::sqrt(0.5), std::sqrt(2.0)}) run(at * step);
+  run({at * std::sqrt(0.5), at * std::sqrt(2.0)});
   if (progress) progress(kSplits, kSplits);
   std::sort(tried.begin(), tried.end(), [](const auto& x, const auto& y) {
     return x.first.prefill_replicas * y.first.replicas < y.first.prefill_replicas * x.first.replicas;
