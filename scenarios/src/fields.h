@@ -27,6 +27,10 @@ struct Field {
   std::string expected;  // e.g. "integer in [1, 4096]"
   bool required = false;
   std::function<void(T&, const toml::node&, const SourceLocation&)> store;
+  // Whether the value can be judged without the rest of the file: numbers, booleans and
+  // enumerations (type and range), not strings, which may name a GPU of a catalog the file
+  // points to or a path relative to it.
+  bool standalone = false;
 };
 
 std::string_view type_name(const toml::node& node);
@@ -39,7 +43,7 @@ std::string type_error(const Field<T>& f, const toml::node& node) {
 // `ref` is any callable T& -> integer& (int or int64_t).
 template <class T, class Ref>
 Field<T> int_field(std::string key, int64_t lo, int64_t hi, Ref ref, bool required = false) {
-  Field<T> f{std::move(key), fmt::format("integer in [{}, {}]", lo, hi), required, {}};
+  Field<T> f{std::move(key), fmt::format("integer in [{}, {}]", lo, hi), required, {}, true};
   f.store = [f, lo, hi, ref](T& t, const toml::node& node, const SourceLocation& where) {
     const auto v = node.value_exact<int64_t>();
     if (!v) throw InputError(f.key, type_error(f, node), where);
@@ -66,7 +70,7 @@ double finite_number(const Field<T>& f, const toml::node& node, const SourceLoca
 
 template <class T>
 Field<T> float_field(std::string key, double lo, double hi, std::function<double&(T&)> ref, bool required = false) {
-  Field<T> f{std::move(key), fmt::format("number in [{}, {}]", lo, hi), required, {}};
+  Field<T> f{std::move(key), fmt::format("number in [{}, {}]", lo, hi), required, {}, true};
   f.store = [f, lo, hi, ref](T& t, const toml::node& node, const SourceLocation& where) {
     const double v = finite_number(f, node, where);
     if (v < lo || v > hi)
@@ -80,7 +84,7 @@ Field<T> float_field(std::string key, double lo, double hi, std::function<double
 // `set` also gets the value's location, for values that keep their line (published figures).
 template <class T>
 Field<T> positive_field(std::string key, std::function<void(T&, double, const SourceLocation&)> set) {
-  Field<T> f{std::move(key), "a finite number > 0", false, {}};
+  Field<T> f{std::move(key), "a finite number > 0", false, {}, true};
   f.store = [f, set](T& t, const toml::node& node, const SourceLocation& where) {
     const double v = finite_number(f, node, where);
     if (!(v > 0)) throw InputError(f.key, fmt::format("{} is not > 0 (expected {})", v, f.expected), where);
@@ -91,7 +95,7 @@ Field<T> positive_field(std::string key, std::function<void(T&, double, const So
 
 template <class T>
 Field<T> bool_field(std::string key, std::function<bool&(T&)> ref) {
-  Field<T> f{std::move(key), "true or false", false, {}};
+  Field<T> f{std::move(key), "true or false", false, {}, true};
   f.store = [f, ref](T& t, const toml::node& node, const SourceLocation& where) {
     const auto v = node.value_exact<bool>();
     if (!v) throw InputError(f.key, type_error(f, node), where);
@@ -119,7 +123,7 @@ Field<T> string_field(std::string key, std::function<void(T&, std::string)> set,
 template <class T, class E>
 Field<T> enum_field(std::string key, std::string choices, std::optional<E> (*parse)(std::string_view),
                     std::function<E&(T&)> ref, bool required = false) {
-  Field<T> f{std::move(key), "one of " + choices, required, {}};
+  Field<T> f{std::move(key), "one of " + choices, required, {}, true};
   f.store = [f, parse, ref](T& t, const toml::node& node, const SourceLocation& where) {
     const auto v = node.value_exact<std::string>();
     if (!v) throw InputError(f.key, type_error(f, node), where);

@@ -8,9 +8,8 @@
 
 namespace mhcsim::scenarios {
 
-std::string key_value_problem(const std::string& key, const std::string& value) {
-  const Override o{key, value};
-  const auto& field = scenario_schema()[schema_index(o)];
+namespace {
+std::string problem(const Field<Scenario>& field, const Override& o) {
   try {
     const toml::table parsed = parse_override_value(o);
     Scenario scratch;  // the value lands here and is dropped: only the check matters
@@ -19,6 +18,18 @@ std::string key_value_problem(const std::string& key, const std::string& value) 
   } catch (const InputError& e) {
     return e.reason();
   }
+}
+}  // namespace
+
+std::string key_value_problem(const std::string& key, const std::string& value) {
+  const Override o{key, value};
+  return problem(scenario_schema()[schema_index(o)], o);
+}
+
+std::string standalone_value_problem(const std::string& key, const std::string& value) {
+  const Override o{key, value};
+  const auto& field = scenario_schema()[schema_index(o)];
+  return field.standalone ? problem(field, o) : "";
 }
 
 }  // namespace mhcsim::scenarios

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "mhcsim/error.h"
+#include "mhcsim/scenarios/load.h"
 
 namespace mhcsim::sweep {
 
@@ -37,6 +38,18 @@ Grid::Grid(std::vector<SweepAxis> axes) : axes_(std::move(axes)) {
                          fmt::format("{} is swept twice (give all its values in one --sweep)", axes_[a].key));
     const auto n = static_cast<int64_t>(axes_[a].values.size());
     if (n == 0) throw InputError("--sweep", fmt::format("{}: no values", axes_[a].key));
+    // A value wrong whatever the other axes say (a word for an integer, a PP of 0, an unknown
+    // schedule) is bad input, not a point that does not fit: one line, before any work (and on
+    // every MPI rank alike).
+    for (const auto& v : axes_[a].values) {
+      std::string why;
+      try {
+        why = scenarios::standalone_value_problem(axes_[a].key, v);
+      } catch (const InputError& e) {  // an unknown key: name the flag it came from
+        throw InputError("--sweep", fmt::format("{}: {}", axes_[a].key, e.reason()));
+      }
+      if (!why.empty()) throw InputError("--sweep", fmt::format("{}={}: {}", axes_[a].key, v, why));
+    }
     if (size_ > kMaxPoints / n)
       throw InputError("--sweep", fmt::format("more than {} points (expected a smaller cross product)", kMaxPoints));
     size_ *= n;

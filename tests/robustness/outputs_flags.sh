@@ -79,6 +79,12 @@ expect trace_empty 2 '^mhcsim: --trace: empty path' -- simulate --trace ""
 expect set_newline 2 '^mhcsim: --set: "parallel.pp=8\\nparallel.tp=2" holds a line break' -- \
   step --set $'parallel.pp=8\nparallel.tp=2'
 expect sweep_newline 2 'holds a line break' -- sweep --sweep $'parallel.pp=8\nparallel.tp=2'
+# A value wrong at any point (a range written as a word, an unknown schedule) is bad input, not
+# a sweep of one infeasible point that exits 0.
+expect sweep_value_word 2 '^mhcsim: --sweep: parallel\.pp=1-16: expected integer in \[1, 4096\] \(got a string\)$' -- \
+  sweep --sweep parallel.pp=1-16
+expect sweep_value_enum 2 "^mhcsim: --sweep: parallel\.schedule=dualpipes: 'dualpipes' is not valid" -- \
+  sweep --sweep parallel.schedule=1f1b,dualpipes
 expect unknown_verb 2 '^mhcsim: "frob" is not a verb \(expected one of hw, scenario, .*step' -- frob
 expect blame_set_key 2 '^mhcsim: --set: parallel.pp: 2048 GPUs do not split into TP 1 x CP 1 x PP 6$' -- \
   step --set parallel.pp=6

@@ -105,6 +105,21 @@ TEST_CASE("infeasible points are kept with their reason") {
   CHECK(std::get<std::string>(t.rows()[1].back()) == r.reasons[1]);
 }
 
+TEST_CASE("a value wrong whatever the other axes say is bad input, not an infeasible point") {
+  auto tpl = deepseek();
+  // A word for an integer, a PP of 0, a schedule that does not exist: wrong at any point.
+  for (const char* axis : {"parallel.pp=8,1-16", "parallel.pp=0,8", "parallel.schedule=1f1b,dualpipes"}) {
+    CHECK_THROWS_AS(run_sweep(tpl, Grid({parse_sweep_axis(axis)}), toy(), {1, {}}), InputError);
+    CHECK_THROWS_WITH(run_sweep(tpl, Grid({parse_sweep_axis(axis)}), toy(), {1, {}}),
+                      Catch::StartsWith("--sweep: parallel."));
+  }
+  // PP 4096 is in range; that it exceeds the 61 layers is about this point (another axis could
+  // sweep the layers), so it stays a point with its reason.
+  const auto r = run_sweep(tpl, Grid({parse_sweep_axis("parallel.pp=8,4096")}), toy(), {1, {}});
+  CHECK(r.feasible(0));
+  CHECK_THAT(r.reasons[1], Catch::Contains("exceeds 61 layers"));
+}
+
 TEST_CASE("top-K ranking: feasible points by a metric, in its direction") {
   auto tpl = deepseek();
   const Grid grid({parse_sweep_axis("parallel.pp=4,8,16"), parse_sweep_axis("parallel.ep=8,16,32,64")});

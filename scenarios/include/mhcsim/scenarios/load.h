@@ -21,6 +21,10 @@ Override parse_override(const std::string& text);  // throws InputError on "key"
 // is. CLI flags that stand for a key (kv --context is workload.context_len) are checked with
 // it, so they get the key's range and message. An unknown key is an InputError.
 std::string key_value_problem(const std::string& key, const std::string& value);
+// The same for values that are wrong whatever the rest of the scenario (numbers, booleans,
+// enumerations: a sweep value of the wrong type or out of range); "" for strings, which may
+// name a GPU of a catalog or a path only the whole scenario resolves.
+std::string standalone_value_problem(const std::string& key, const std::string& value);
 
 // The scenario file's text; InputError naming the file when it cannot be read.
 std::string read_scenario_file(const std::filesystem::path& path);
