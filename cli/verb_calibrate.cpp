@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "common.h"
+#include "mhcsim/atomic_write.h"
 #include "mhcsim/calib/calibrate.h"
 #include "mhcsim/calib/profile_json.h"
 #include "mhcsim/calib/report.h"
@@ -29,6 +30,7 @@ struct CalibrateOptions {
   std::string save_bench;  // default: <output>.bench/
   bool report = false;
   bool check = false;
+  bool force = false;
 };
 
 fs::path default_bench_dir() {
@@ -91,7 +93,9 @@ void setup_calibrate(CLI::App& app) {
       ->check(path_flag("a directory name"));
   cmd->add_flag("--report", opts->report, "Predicted vs measured time and error for every point");
   cmd->add_flag("--check", opts->check, "Exit 1 when the fit misses the target (median error <= 5%, max <= 15%)");
+  cmd->add_flag("--force", opts->force, "Replace an existing profile (-o) mhcsim wrote");
   cmd->callback([opts] {
+    require_output_file(opts->output, opts->force, "-o");  // before the kernels run, not after
     std::vector<calib::BenchFile> files;
     for (const auto& f : measurement_files(*opts)) files.push_back(calib::read_benchmark_file(f));
     const calib::Calibration c = calib::calibrate(files, {opts->gpu});

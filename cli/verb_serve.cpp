@@ -30,6 +30,7 @@ struct ServeOptions {
   bool max_rate = false;
   std::string target_rate;
   std::string trace;
+  bool force = false;
 };
 
 serving::LengthDistribution::Kind length_kind(const std::string& s) {
@@ -70,6 +71,7 @@ api::ServeRequest parse(const ServeOptions& o) {
   p.max_rate = o.max_rate;
   if (!o.target_rate.empty()) p.target_rate_per_s = parse_positive(o.target_rate, "--target-rate");
   p.trace_path = o.trace;
+  p.force = o.force;
   return p;  // api::serve checks how the options combine
 }
 
@@ -182,6 +184,7 @@ void setup_serve(CLI::App& app) {
                   "Load to size the service for, requests/s: replicas, GPUs and nodes meeting the SLOs (implies "
                   "--max-rate; default workload.target_tokens_per_second)");
   cmd->add_option("--trace", o->trace, "Chrome trace of the iterations (first 16 replicas of each pool)");
+  cmd->add_flag("--force", o->force, "Replace an existing --trace file mhcsim wrote");
 }
 
 }  // namespace mhcsim::cli

@@ -20,6 +20,7 @@ void setup_simulate(CLI::App& app) {
     OutputOptions out;
     std::string trace_path;
     int64_t max_sim_ops = sim::kDefaultMaxSimOps;
+    bool force = false;
   };
   auto opts = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("simulate",
@@ -30,9 +31,10 @@ void setup_simulate(CLI::App& app) {
                   "Write a Chrome trace event JSON of the step (opens in Perfetto; gzip when it ends in .gz)")
       ->check(path_flag());
   add_sim_budget_option(*cmd, opts->max_sim_ops);
+  cmd->add_flag("--force", opts->force, "Replace an existing --trace file mhcsim wrote");
   cmd->callback([opts] {
     const Scenario s = load_scenario(opts->scn);
-    const auto run = api::simulate(s, {opts->trace_path, opts->max_sim_ops});
+    const auto run = api::simulate(s, {opts->trace_path, opts->max_sim_ops, "--trace", "--max-sim-ops", opts->force});
     if (opts->out.json) {
       auto inputs = api::scenario_inputs(s);
       inputs["trace"] = opts->trace_path.empty() ? nlohmann::json() : nlohmann::json(opts->trace_path);

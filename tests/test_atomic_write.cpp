@@ -1,6 +1,7 @@
 // core/atomic_write.h: outputs land whole or not at all, errors name the user's path, what a
 // killed run left is cleaned up, and --force replaces only directories mhcsim wrote.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <unistd.h>
 
@@ -64,7 +65,18 @@ TEST_CASE("output paths that cannot be written are refused before any work, nami
   CHECK_THROWS_WITH(require_output_file(tmp.path, true, "-o"), Catch::Contains("is a directory"));
   std::ofstream(tmp.path / "old.csv") << "old";
   CHECK_THROWS_WITH(require_output_file(tmp.path / "old.csv", false, "-o"), Catch::Contains("exists (use --force"));
-  CHECK_NOTHROW(require_output_file(tmp.path / "old.csv", true, "-o"));
+  // --force replaces only what mhcsim wrote: the written_by key in the first bytes (or the
+  // caller's own test, e.g. a CSV's manifest).
+  CHECK_THROWS_WITH(require_output_file(tmp.path / "old.csv", true, "-o"), Catch::Contains("not written by mhcsim"));
+  CHECK_NOTHROW(require_output_file(tmp.path / "old.csv", true, "-o", [](const fs::path&) { return true; }));
+  write_file_atomically(tmp.path / "ours.json", with_written_by("{\"a\": 1}", "sweep"));
+  CHECK(nlohmann::json::parse(read(tmp.path / "ours.json")) ==
+        nlohmann::json{{"written_by", written_by("sweep")}, {"a", 1}});
+  CHECK_NOTHROW(require_output_file(tmp.path / "ours.json", true, "-o"));
+  CHECK(nlohmann::json::parse(with_written_by("{}", "search")) == nlohmann::json{{"written_by", written_by("search")}});
+  // One that only mentions mhcsim further in is not one mhcsim wrote.
+  write_file_atomically(tmp.path / "theirs.json", std::string(600, ' ') + "{\"written_by\": \"mhcsim x\"}");
+  CHECK_FALSE(written_by_mhcsim(tmp.path / "theirs.json"));
   // The library checks too: a rename onto /dev/null would replace the device node.
   CHECK_THROWS_AS(write_file_atomically("/dev/null", "x"), InputError);
   CHECK(fs::is_character_file("/dev/null"));

@@ -197,6 +197,7 @@ nlohmann::json result_json(const serving::ServingResult& r) {
 ServeAnswer serve(const Scenario& s, const ServeRequest& r) {
   using namespace serving;
   check(r);
+  if (!r.trace_path.empty()) require_output_file(r.trace_path, r.force, r.trace_option);  // before the work
   const Deployment main(s);
   std::unique_ptr<Deployment> prefill;
   if (!r.prefill_scenario.empty()) prefill = std::make_unique<Deployment>(scenarios::load_scenario(r.prefill_scenario));

@@ -172,11 +172,11 @@ CalibrationProfile read_profile(const std::filesystem::path& path) {
 }
 
 void write_profile(const std::filesystem::path& path, const CalibrationProfile& profile) {
-  write_file_atomically(path, profile_to_json(profile).dump(2) + "\n");
+  write_file_atomically(path, with_written_by(profile_to_json(profile).dump(2), "calibrate") + "\n");
 }
 
 void write_calibration(const std::filesystem::path& path, const Calibration& calibration) {
-  write_file_atomically(path, calibration_to_json(calibration).dump(2) + "\n");
+  write_file_atomically(path, with_written_by(calibration_to_json(calibration).dump(2), "calibrate") + "\n");
 }
 
 }  // namespace mhcsim::calib

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <array>
 #include <cerrno>
@@ -12,6 +13,7 @@
 #include <system_error>
 
 #include "mhcsim/error.h"
+#include "mhcsim/version.h"
 #include "output_paths.h"
 
 namespace mhcsim {
@@ -99,7 +101,32 @@ uint64_t fnv1a64_update(uint64_t h, std::string_view bytes) {
   return h;
 }
 
-void require_output_file(const fs::path& path, bool replace, const char* option) {
+std::string written_by(std::string_view verb) { return fmt::format("mhcsim {} {}", verb, kVersion); }
+
+std::string with_written_by(std::string_view object, std::string_view verb) {
+  const auto open = object.find('{');
+  if (open == std::string_view::npos) throw std::logic_error("with_written_by: not a JSON object");
+  const auto rest = object.substr(open + 1);
+  const bool empty = rest.find_first_not_of(" \n\t\r") == std::string_view::npos || rest.front() == '}';
+  return fmt::format("{{\"written_by\": \"{}\"{}{}", written_by(verb), empty ? "" : ",", rest);
+}
+
+bool written_by_mhcsim(const fs::path& path) {
+  constexpr int kHead = 512;
+  std::array<char, kHead> head{};
+  int n = 0;
+  // gzopen reads a plain file as it is and a gzip file decompressed.
+  if (gzFile f = gzopen(path.c_str(), "rb")) {
+    n = gzread(f, head.data(), kHead);
+    gzclose(f);
+  }
+  if (n <= 0) return false;
+  const std::string_view text(head.data(), static_cast<size_t>(n));
+  return text.find("\"written_by\": \"mhcsim ") != std::string_view::npos ||
+         text.find("\"written_by\":\"mhcsim ") != std::string_view::npos;
+}
+
+void require_output_file(const fs::path& path, bool replace, const char* option, const OwnedFileFn& owned) {
   if (path.empty()) throw InputError(option, "empty path (expected a file name)");
   if (!path.has_filename() || path.filename() == "." || path.filename() == "..")
     throw InputError(option, fmt::format("'{}' names a directory (expected a file name)", path.string()));
@@ -111,8 +138,12 @@ void require_output_file(const fs::path& path, bool replace, const char* option)
       type != fs::file_type::none)
     throw InputError(
         option, fmt::format("'{}' is {} (expected a regular file to write)", path.string(), detail::type_name(type)));
-  if (!replace && type != fs::file_type::not_found && type != fs::file_type::none)
-    throw InputError(option, fmt::format("'{}' exists (use --force to replace it)", path.string()));
+  if (type == fs::file_type::not_found || type == fs::file_type::none) return;
+  if (!replace) throw InputError(option, fmt::format("'{}' exists (use --force to replace it)", path.string()));
+  if (owned && !owned(path))
+    throw InputError(option, fmt::format("'{}' was not written by mhcsim: --force replaces only mhcsim's outputs "
+                                         "(expected another name)",
+                                         path.string()));
 }
 
 OutputBatch::~OutputBatch() {
@@ -122,7 +153,8 @@ OutputBatch::~OutputBatch() {
 
 WrittenFile OutputBatch::add(const fs::path& path, const WriteFn& write) {
   // Checked here too, not only by the CLI: a rename onto /dev/null would replace the device.
-  require_output_file(path, true, "");
+  // Whether an existing file may be replaced is its caller's question, asked before the work.
+  require_output_file(path, true, "", {});
   detail::make_folder(path);
   detail::clean_stale(path);
   pending_.push_back({path, detail::sibling(path, "tmp")});

@@ -22,14 +22,14 @@
 namespace mhcsim::python {
 
 namespace {
-py::object simulate(const LoadedScenario& l, const std::optional<std::string>& trace, int64_t max_sim_ops) {
+py::object simulate(const LoadedScenario& l, const std::optional<std::string>& trace, int64_t max_sim_ops, bool force) {
   if (max_sim_ops < 1 || max_sim_ops > sim::kMaxSimOps)
     throw InputError("max_sim_ops",
                      fmt::format("{} is out of range (expected integer in [1, {}])", max_sim_ops, sim::kMaxSimOps));
   nlohmann::json doc;
   {
     py::gil_scoped_release release;
-    const auto run = api::simulate(l.scenario, {trace.value_or(""), max_sim_ops, "trace", "max_sim_ops"});
+    const auto run = api::simulate(l.scenario, {trace.value_or(""), max_sim_ops, "trace", "max_sim_ops", force});
     doc = api::to_json(l.scenario, run);
   }
   return to_python(doc);
@@ -101,7 +101,7 @@ py::object serve(const LoadedScenario& l, const std::optional<double>& rate, int
                  double slo_tpot_s, int64_t replicas, const std::variant<int64_t, std::string>& prefill_replicas,
                  const std::optional<std::string>& prefill_scenario, const std::string& router, int64_t token_budget,
                  int64_t prefill_token_budget, int64_t max_batch, bool chunked_prefill, int64_t seed, bool max_rate,
-                 const std::optional<double>& target_rate, const std::optional<std::string>& trace) {
+                 const std::optional<double>& target_rate, const std::optional<std::string>& trace, bool force) {
   using namespace serving;
   api::ServeRequest r;
   if (rate) r.rate_per_s = parse_positive(number_text(*rate), "rate");
@@ -144,6 +144,8 @@ py::object serve(const LoadedScenario& l, const std::optional<double>& rate, int
   r.max_rate = max_rate;
   if (target_rate) r.target_rate_per_s = parse_positive(number_text(*target_rate), "target_rate");
   r.trace_path = trace.value_or("");
+  r.force = force;
+  r.trace_option = "trace";
   nlohmann::json doc;
   {
     py::gil_scoped_release release;
@@ -155,9 +157,10 @@ py::object serve(const LoadedScenario& l, const std::optional<double>& rate, int
 
 void register_runs(py::module_& m) {
   m.def("simulate", &simulate, py::arg("scenario"), py::arg("trace") = py::none(),
-        py::arg("max_sim_ops") = sim::kDefaultMaxSimOps,
+        py::arg("max_sim_ops") = sim::kDefaultMaxSimOps, py::arg("force") = false,
         "Simulate one training step's pipeline schedule (`mhcsim simulate`): a dict with the summary, 'ranks' "
-        "(rows) and 'versus_step'; trace: write a Chrome trace there (.gz: gzip).");
+        "(rows) and 'versus_step'; trace: write a Chrome trace there (.gz: gzip); force: replace an existing trace "
+        "mhcsim wrote.");
   m.def("sweep", &run_sweep, py::arg("scenario"), py::arg("grid"), py::arg("simulate") = false, py::arg("jobs") = 0,
         py::arg("max_sim_ops") = sim::kDefaultMaxSimOps,
         "Every point of a grid (`mhcsim sweep`): grid is {key: [values]} or ['key=a,b,c', ...]; one row per point "
@@ -173,12 +176,12 @@ void register_runs(py::module_& m) {
         py::arg("prefill_scenario") = py::none(), py::arg("router") = "least-loaded", py::arg("token_budget") = 2048,
         py::arg("prefill_token_budget") = 16384, py::arg("max_batch") = 0, py::arg("chunked_prefill") = true,
         py::arg("seed") = 1, py::arg("max_rate") = false, py::arg("target_rate") = py::none(),
-        py::arg("trace") = py::none(),
+        py::arg("trace") = py::none(), py::arg("force") = false,
         "Serving under load (`mhcsim serve`): Poisson arrivals at `rate` requests/s or a request file; "
         "'runs' holds one row per simulated rate (TTFT/TPOT/E2E percentiles, throughput, goodput, cost); "
         "max_rate=True searches the highest rate meeting the SLOs, target_rate=R sizes the service (replicas, "
         "GPUs, nodes) for R requests/s; prefill_replicas='auto' with a target picks the prefill:decode split "
-        "needing the fewest nodes.");
+        "needing the fewest nodes; force: replace an existing trace mhcsim wrote.");
 }
 
 }  // namespace mhcsim::python

@@ -179,7 +179,7 @@ void write_json_file(const nlohmann::json& doc, const std::string& prefix, bool 
   if (prefix.empty()) throw InputError("-o", "empty path (expected a file prefix such as out/search)");
   const std::string path = prefix + ".json";
   require_output_file(path, force);
-  write_file_atomically(path, doc.dump(1) + "\n");
+  write_file_atomically(path, with_written_by(doc.dump(1), "search") + "\n");
 }
 
 }  // namespace mhcsim::search

@@ -4,10 +4,13 @@
 
 #include <fmt/format.h>
 
+#include "mhcsim/atomic_write.h"
+
 namespace mhcsim::serving::detail {
 
 IterationTrace::IterationTrace(std::ostream* out, int64_t max_replicas) : out_(out), max_replicas_(max_replicas) {
-  if (out_) *out_ << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
+  if (out_)
+    *out_ << fmt::format("{{\"written_by\":\"{}\",\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n", written_by("serve"));
 }
 
 IterationTrace::~IterationTrace() {

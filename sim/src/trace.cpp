@@ -46,7 +46,8 @@ class TraceWriter {
   TraceWriter(const Simulation& sim, const Sink& sink) : g_(sim.graph), t_(sim.timeline), sink_(sink) {}
 
   TraceCounts write() {
-    buf_ = "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
+    buf_ =
+        fmt::format("{{\"written_by\":\"{}\",\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n", written_by("simulate"));
     metadata();
     for (int32_t op = 0; op < g_.op_count(); ++op) slice(op);
     for (const auto& [send, consumer] : g_.transfer_consumer) flow(send, consumer);

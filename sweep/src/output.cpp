@@ -50,7 +50,8 @@ class Writer {
     nlohmann::json axes = nlohmann::json::array(), metrics = nlohmann::json::array();
     for (const auto& a : axes_) axes.push_back({{"key", a.key}, {"values", a.values}});
     for (const auto& m : metrics_) metrics.push_back({{"key", m.column.key}, {"higher_is_better", m.higher_is_better}});
-    return "{\"axes\": " + axes.dump() + ",\n\"metrics\": " + metrics.dump() + ",\n\"points\": [";
+    return "{\"written_by\": \"" + written_by("sweep") + "\",\n\"axes\": " + axes.dump() +
+           ",\n\"metrics\": " + metrics.dump() + ",\n\"points\": [";
   }
 
   std::string json_rows(const SweepResult& block) {
@@ -100,8 +101,11 @@ void require_outputs(const std::string& prefix, bool force) {
   if (type != std::filesystem::file_type::not_found && type != std::filesystem::file_type::none &&
       type != std::filesystem::file_type::regular && type != std::filesystem::file_type::directory)
     throw InputError("-o", fmt::format("'{}' is a device or other special file ({})", prefix, expected));
-  require_output_file(prefix + ".csv", force);
-  require_output_file(prefix + ".json", force);
+  // The CSV is mhcsim's when its manifest, PREFIX.json, is: a CSV has no room for a marker.
+  const std::filesystem::path json = prefix + ".json";
+  require_output_file(prefix + ".csv", force, "-o",
+                      [&](const std::filesystem::path&) { return written_by_mhcsim(json); });
+  require_output_file(json, force);
 }
 
 void stream_outputs(const std::vector<SweepAxis>& axes, const std::vector<Metric>& metrics, const nlohmann::json& meta,

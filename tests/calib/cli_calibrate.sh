@@ -16,8 +16,13 @@ if ! command -v nvidia-smi >/dev/null; then
 fi
 
 check report 0 "median \|error\|" -- "$M" calibrate --from "$DATA" -o "$tmp/p.json" --report --check
-check report_rows 0 "BM_mhc_sinkhorn_fwd/bytes:1048576/manual_time" -- "$M" calibrate --from "$DATA" -o "$tmp/p.json" --report
-check target 0 "target .*met" -- "$M" calibrate --from "$DATA" -o "$tmp/p.json"
+check report_rows 0 "BM_mhc_sinkhorn_fwd/bytes:1048576/manual_time" -- "$M" calibrate --from "$DATA" -o "$tmp/p.json" --report --force
+check target 0 "target .*met" -- "$M" calibrate --from "$DATA" -o "$tmp/p.json" --force
+# The profile exists: replaced only with --force, and --force replaces only a profile mhcsim wrote.
+check exists 2 "p.json' exists \(use --force to replace it\)" -- "$M" calibrate --from "$DATA" -o "$tmp/p.json"
+echo '{"mine": true}' >"$tmp/mine.json"
+check not_ours 2 "mine.json' was not written by mhcsim" -- "$M" calibrate --from "$DATA" -o "$tmp/mine.json" --force
+grep -q mine "$tmp/mine.json" && pass || fail "not_ours: the file was replaced"
 python3 - "$tmp/p.json" <<'PY' && pass || fail "profile content"
 import json, sys
 p = json.load(open(sys.argv[1]))

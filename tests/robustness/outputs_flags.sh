@@ -145,6 +145,21 @@ ok no_hidden_csv '[[ ! -e $tmp/dir/.csv && ! -e $tmp/dir/.json ]]'
 run_bounded sweep --sweep parallel.pp=8 -o "$tmp/ext.csv"
 ok prefix_drops_csv '((rc == 0)) && [[ -s $tmp/ext.csv && -s $tmp/ext.json && ! -e $tmp/ext.csv.csv ]]'
 
+# --- File outputs: an existing one is replaced only with --force, and --force replaces only a
+# file mhcsim wrote (its written_by key; a sweep's CSV by its JSON manifest).
+run_bounded simulate -s "$SMALL" --trace "$tmp/tr.json.gz"
+expect trace_exists 2 "'$tmp/tr.json.gz' exists \(use --force to replace it\)" -- simulate -s "$SMALL" --trace "$tmp/tr.json.gz"
+run_bounded simulate -s "$SMALL" --trace "$tmp/tr.json.gz" --force
+ok trace_force_replaces_ours '((rc == 0))'
+echo "years of work" > "$tmp/thesis.json"
+expect trace_force_not_ours 2 "'$tmp/thesis.json' was not written by mhcsim" -- simulate -s "$SMALL" --trace "$tmp/thesis.json" --force
+expect serve_trace_force_not_ours 2 "'$tmp/thesis.json' was not written by mhcsim" -- \
+  serve -s "$SERVE" --rate 1 --requests 10 --trace "$tmp/thesis.json" --force
+ok thesis_kept 'grep -q "years of work" "$tmp/thesis.json"'
+echo "a,b" > "$tmp/mine.csv"
+expect sweep_csv_not_ours 2 "'$tmp/mine.csv' was not written by mhcsim" -- sweep --sweep parallel.pp=8 -o "$tmp/mine" --force
+ok mine_csv_kept 'grep -q "a,b" "$tmp/mine.csv"'
+
 # --- report --force: only over a directory mhcsim wrote.
 mkdir -p "$tmp/mine"; echo "years of work" > "$tmp/mine/thesis.tex"
 expect force_over_user_dir 2 "'$tmp/mine' was not written by mhcsim" -- report -s "$SMALL" -o "$tmp/mine" --force

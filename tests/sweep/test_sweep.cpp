@@ -181,11 +181,15 @@ TEST_CASE("CSV and JSON outputs: complete, typed, atomic, --force to replace") {
   CHECK(doc["points"][0]["reason"] == "out of memory (toy)");
   CHECK(doc["points"][0]["feasible"] == false);  // a boolean, not 0
 
-  std::ofstream(prefix + ".json") << "keep";
-  CHECK_THROWS_AS(write_outputs(r, {}, prefix, false), InputError);
-  CHECK(read(prefix + ".json") == "keep");
-  write_outputs(r, {}, prefix, true);
+  CHECK(doc["written_by"].get<std::string>().rfind("mhcsim sweep ", 0) == 0);  // what --force may replace
+
+  CHECK_THROWS_AS(write_outputs(r, {}, prefix, false), InputError);  // exists: --force needed
+  write_outputs(r, {}, prefix, true);                                // mhcsim wrote both: --force replaces them
   CHECK(nlohmann::json::parse(read(prefix + ".json"))["points"].size() == 4);
+  // A JSON that is not mhcsim's, and a CSV whose JSON is not: --force leaves them alone.
+  std::ofstream(prefix + ".json") << "keep";
+  CHECK_THROWS_WITH(write_outputs(r, {}, prefix, true), Catch::Contains("was not written by mhcsim"));
+  CHECK(read(prefix + ".json") == "keep");
   size_t entries = 0;  // no temporaries left behind
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(tmp.path)) ++entries;
   CHECK(entries == 2);

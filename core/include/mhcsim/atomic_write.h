@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <functional>
 #include <iosfwd>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -34,9 +35,21 @@ uint64_t fnv1a64_update(uint64_t h, std::string_view bytes);
 
 using WriteFn = std::function<void(std::ostream&)>;
 
+// Every JSON file mhcsim writes (profiles, traces, sweep and search results) carries
+// "written_by": "mhcsim VERB VERSION" in its first bytes, so that --force replaces only those.
+std::string written_by(std::string_view verb);  // "mhcsim VERB VERSION"
+// A JSON object's text with the written_by key first: `object` is a dumped object ("{...}").
+std::string with_written_by(std::string_view object, std::string_view verb);
+// Whether the file at `path` is one mhcsim wrote: its first 512 bytes (gunzipped for a gzip
+// file) hold the written_by key with an "mhcsim " value.
+bool written_by_mhcsim(const std::filesystem::path& path);
+using OwnedFileFn = std::function<bool(const std::filesystem::path&)>;
+
 // Throws InputError(option, ...) unless `path` can be written as a file: not empty, not a
-// directory ("out/"), not a device or FIFO, and not existing unless `replace`.
-void require_output_file(const std::filesystem::path& path, bool replace, const char* option = "-o");
+// directory ("out/"), not a device or FIFO, and not existing unless `replace`; and when
+// replacing, a file mhcsim wrote (`owned`; default written_by_mhcsim).
+void require_output_file(const std::filesystem::path& path, bool replace, const char* option = "-o",
+                         const OwnedFileFn& owned = written_by_mhcsim);
 
 // Files that belong together (a sweep's CSV and JSON): add() writes each to its temporary now
 // (flushed to disk), commit() renames them in the order added. Make the last one a manifest

@@ -40,7 +40,9 @@ struct ServeRequest {
   // The load to size the service for, requests/s (implies max_rate); without it the
   // scenario's workload.target_tokens_per_second.
   std::optional<double> target_rate_per_s;
-  std::string trace_path;  // Chrome trace of the iterations of one run
+  std::string trace_path;                // Chrome trace of the iterations of one run
+  bool force = false;                    // replace an existing trace, if mhcsim wrote it
+  const char* trace_option = "--trace";  // how errors name it (the CLI's flag, or a binding's argument)
 };
 
 // One prefill:decode split the split search sized the service with.

@@ -24,6 +24,7 @@ struct SimulateOptions {
   // How errors name the two options (the CLI's flags, or a binding's argument names).
   const char* trace_option = "--trace";
   const char* max_sim_ops_option = "--max-sim-ops";
+  bool force = false;  // replace an existing trace, if mhcsim wrote it
 };
 
 struct SimulateRun {
