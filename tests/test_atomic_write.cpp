@@ -73,7 +73,9 @@ TEST_CASE("output paths that cannot be written are refused before any work, nami
   CHECK(nlohmann::json::parse(read(tmp.path / "ours.json")) ==
         nlohmann::json{{"written_by", written_by("sweep")}, {"a", 1}});
   CHECK_NOTHROW(require_output_file(tmp.path / "ours.json", true, "-o"));
-  CHECK(nlohmann::json::parse(with_written_by("{}", "search")) == nlohmann::json{{"written_by", written_by("search")}});
+  for (const char* empty : {"{}", "{\n  }"})
+    CHECK(nlohmann::json::parse(with_written_by(empty, "search")) ==
+          nlohmann::json{{"written_by", written_by("search")}});
   // One that only mentions mhcsim further in is not one mhcsim wrote.
   write_file_atomically(tmp.path / "theirs.json", std::string(600, ' ') + "{\"written_by\": \"mhcsim x\"}");
   CHECK_FALSE(written_by_mhcsim(tmp.path / "theirs.json"));

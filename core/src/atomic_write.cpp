@@ -107,7 +107,8 @@ std::string with_written_by(std::string_view object, std::string_view verb) {
   const auto open = object.find('{');
   if (open == std::string_view::npos) throw std::logic_error("with_written_by: not a JSON object");
   const auto rest = object.substr(open + 1);
-  const bool empty = rest.find_first_not_of(" \n\t\r") == std::string_view::npos || rest.front() == '}';
+  const auto first = rest.find_first_not_of(" \n\t\r");
+  const bool empty = first == std::string_view::npos || rest[first] == '}';
   return fmt::format("{{\"written_by\": \"{}\"{}{}", written_by(verb), empty ? "" : ",", rest);
 }
 
