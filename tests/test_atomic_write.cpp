@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -79,6 +80,11 @@ TEST_CASE("output paths that cannot be written are refused before any work, nami
   // One that only mentions mhcsim further in is not one mhcsim wrote.
   write_file_atomically(tmp.path / "theirs.json", std::string(600, ' ') + "{\"written_by\": \"mhcsim x\"}");
   CHECK_FALSE(written_by_mhcsim(tmp.path / "theirs.json"));
+  // A link to a FIFO is not read (the open would block): not ours, and refused, not hung.
+  REQUIRE(::mkfifo((tmp.path / "fifo").c_str(), 0600) == 0);
+  fs::create_symlink(tmp.path / "fifo", tmp.path / "link.json");
+  CHECK_FALSE(written_by_mhcsim(tmp.path / "link.json"));
+  CHECK_THROWS_WITH(require_output_file(tmp.path / "link.json", true, "-o"), Catch::Contains("not written by mhcsim"));
   // The library checks too: a rename onto /dev/null would replace the device node.
   CHECK_THROWS_AS(write_file_atomically("/dev/null", "x"), InputError);
   CHECK(fs::is_character_file("/dev/null"));

@@ -116,6 +116,9 @@ bool written_by_mhcsim(const fs::path& path) {
   constexpr int kHead = 512;
   std::array<char, kHead> head{};
   int n = 0;
+  // Only a regular file is read (a symbolic link to a FIFO would block the open).
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return false;
   // gzopen reads a plain file as it is and a gzip file decompressed.
   if (gzFile f = gzopen(path.c_str(), "rb")) {
     n = gzread(f, head.data(), kHead);
