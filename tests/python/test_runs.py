@@ -105,7 +105,8 @@ def test_serve_target_rate(data_dir):
 
 def test_serve_split_search(data_dir):
     s = mhcsim.load(os.path.join(data_dir, "deepseek_v3_serve.toml"))
-    r = mhcsim.serve(s, requests=100, output_tokens=32, slo_ttft_s=2.0, target_rate=20.0, prefill_replicas="auto")
+    r = mhcsim.serve(s, requests=100, input_tokens=1000, output_tokens=8, slo_ttft_s=2.0, target_rate=20.0,
+                     prefill_replicas="auto")
     splits = r["capacity"]["splits"]
     chosen = [x for x in splits if x["chosen"]]
     assert len(chosen) == 1 and (chosen[0]["prefill_replicas"], chosen[0]["replicas"]) == (
