@@ -45,6 +45,9 @@ struct Sizing {
   std::optional<serving::MaxRate> pooled_search;
   int64_t copies = 1;  // copies of the simulated pools the pooled search ran
   std::optional<serving::CapacityAnswer> capacity;
+  // The last search that found a rate (the pooled one, when run), and its rate per copy.
+  const serving::MaxRate& last_search() const { return pooled_search ? *pooled_search : search; }
+  double max_rate_per_copy() const { return last_search().rate_per_s / static_cast<double>(copies); }
 };
 
 // `ratio` prefill replicas per decode replica as simulated pools: 2 x ratio prefill over 2
@@ -139,8 +142,8 @@ Sizing search_splits(serving::ServingConfig& config, const std::function<Sizing(
       PoolSplit t;
       t.prefill_replicas = configs[i].prefill_replicas;
       t.replicas = configs[i].replicas;
-      const auto& last = z.pooled_search ? *z.pooled_search : z.search;
-      t.max_rate_per_s = last.rate_per_s / static_cast<double>(z.copies);
+      const auto& last = z.last_search();
+      t.max_rate_per_s = z.max_rate_per_copy();
       if (last.rate_per_s > 0) t.max_rate_per_s_per_gpu = last.rate_per_s / static_cast<double>(last.at_rate.gpus);
       t.simulated_replicas = z.copies * (t.prefill_replicas + t.replicas);
       t.capacity = z.capacity;
@@ -272,11 +275,9 @@ ServeAnswer serve(const Scenario& s, const ServeRequest& r) {
       pooled.replicas *= k;
       pooled.prefill_replicas *= k;
       const int64_t requests = std::max(r.requests, kRequestsPerReplica * k * simulated);
-      const double previous_per_copy =
-          (z.pooled_search ? z.pooled_search->rate_per_s : z.search.rate_per_s) / static_cast<double>(z.copies);
       auto search = search_max_rate([&](double rate) { return simulate_pools(rate, nullptr, pooled, requests); },
-                                    config.slo_ttft_s, config.slo_tpot_s, previous_per_copy * static_cast<double>(k),
-                                    floor_rate(requests));
+                                    config.slo_ttft_s, config.slo_tpot_s,
+                                    z.max_rate_per_copy() * static_cast<double>(k), floor_rate(requests));
       if (search.rate_per_s <= 0) break;
       z.capacity = capacity(k, search);
       z.copies = k;
