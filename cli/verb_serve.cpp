@@ -8,72 +8,20 @@
 
 #include "common.h"
 #include "mhcsim/api/serve.h"
+#include "mhcsim/api/serve_arguments.h"
 #include "mhcsim/error.h"
-#include "mhcsim/serving/units.h"
 #include "mhcsim/sweep/progress.h"
 #include "verbs.h"
 
 namespace mhcsim::cli {
 
 namespace {
-// Flags are read as text and parsed here, so every bad value is one line naming its flag.
+// Flags are read as text and parsed by api::parse_serve_arguments, so every bad value is one
+// line naming its flag, as the Python module's keywords get.
 struct ServeOptions {
-  std::string rate, requests = "1000", requests_file;
-  std::string input_tokens, output_tokens = "256", lengths = "fixed";
-  std::string prefix_hit = "0";
-  std::string slo_ttft, slo_tpot;
-  std::string replicas = "1", prefill_replicas = "0", prefill_scenario;
-  std::string router = "least-loaded";
-  std::string token_budget = "2048", prefill_token_budget = "16384", max_batch = "0";
+  api::ServeArguments arguments;
   bool no_chunked_prefill = false;
-  std::string seed = "1";
-  bool max_rate = false;
-  std::string target_rate;
-  std::string trace;
-  bool force = false;
 };
-
-serving::LengthDistribution::Kind length_kind(const std::string& s) {
-  if (s == "fixed") return serving::LengthDistribution::Kind::Fixed;
-  if (s == "exponential") return serving::LengthDistribution::Kind::Exponential;
-  throw InputError("--lengths", fmt::format("'{}' (expected fixed or exponential)", s));
-}
-
-api::ServeRequest parse(const ServeOptions& o) {
-  using namespace serving;
-  api::ServeRequest p;
-  if (!o.rate.empty()) p.rate_per_s = parse_positive(o.rate, "--rate");
-  p.requests = parse_count(o.requests, "--requests", 1, kMaxRequests);
-  const auto kind = length_kind(o.lengths);
-  p.input = {kind, o.input_tokens.empty() ? 0.0 : static_cast<double>(parse_count(o.input_tokens, "--input-tokens"))};
-  p.output = {kind, static_cast<double>(parse_count(o.output_tokens, "--output-tokens"))};
-  p.seed = static_cast<uint64_t>(parse_count(o.seed, "--seed", 0));
-  auto& c = p.config;
-  c.replicas = parse_count(o.replicas, "--replicas", 1, kMaxReplicas);
-  p.split_search = o.prefill_replicas == "auto";
-  if (!p.split_search) c.prefill_replicas = parse_count(o.prefill_replicas, "--prefill-replicas", 0, kMaxReplicas);
-  if (o.router == "least-loaded")
-    c.router = RouterKind::LeastLoaded;
-  else if (o.router == "round-robin")
-    c.router = RouterKind::RoundRobin;
-  else
-    throw InputError("--router", fmt::format("'{}' (expected least-loaded or round-robin)", o.router));
-  c.scheduler.token_budget = parse_count(o.token_budget, "--token-budget");
-  c.scheduler.max_batch_seqs = parse_count(o.max_batch, "--max-batch", 0);
-  c.scheduler.chunked_prefill = !o.no_chunked_prefill;
-  c.prefill_scheduler = c.scheduler;
-  c.prefill_scheduler.token_budget = parse_count(o.prefill_token_budget, "--prefill-token-budget");
-  c.prefix_hit_ratio = parse_fraction(o.prefix_hit, "--prefix-hit");
-  if (!o.slo_ttft.empty()) c.slo_ttft_s = parse_duration(o.slo_ttft, "--slo-ttft");
-  if (!o.slo_tpot.empty()) c.slo_tpot_s = parse_duration(o.slo_tpot, "--slo-tpot");
-  p.requests_file = o.requests_file;
-  p.prefill_scenario = o.prefill_scenario;
-  p.max_rate = o.max_rate;
-  if (!o.target_rate.empty()) p.target_rate_per_s = parse_positive(o.target_rate, "--target-rate");
-  p.trace_path = o.trace;
-  p.force = o.force;
-  return p;  // api::serve checks how the options combine
-}
 
 nlohmann::json serve_inputs(const Scenario& s, const api::ServeRequest& r) {
   auto in = api::scenario_inputs(s);
@@ -93,7 +41,9 @@ nlohmann::json serve_inputs(const Scenario& s, const api::ServeRequest& r) {
 }
 
 void run_serve(const Scenario& s, const Output& out, const ServeOptions& o) {
-  auto request = parse(o);
+  auto arguments = o.arguments;
+  arguments.chunked_prefill = !o.no_chunked_prefill;
+  auto request = api::parse_serve_arguments(arguments);
   if (request.split_search && sweep::progress_wanted())
     request.progress = [](int64_t done, int64_t total) { sweep::draw_progress(std::cerr, done, total, "splits"); };
   const auto a = api::serve(s, request);
@@ -127,11 +77,11 @@ void run_serve(const Scenario& s, const Output& out, const ServeOptions& o) {
         a.pooled_search->rate_per_s / static_cast<double>(a.capacity_pools), a.pooled_search->probes.size());
   if (!a.splits.empty()) api::splits_table(a).print_text(std::cout);
   if (a.capacity) {
-    std::cout << (a.capacity_target == "requests"
+    std::cout << (a.capacity_target == api::CapacityTarget::Requests
                       ? fmt::format("# capacity for {:.4g} requests/s (--target-rate):", a.capacity->target_per_s)
                       : fmt::format("# capacity for {:.4g} {} tokens/s (workload.target_tokens_per_second):",
                                     a.capacity->target_per_s,
-                                    a.capacity_target == "output_tokens" ? "output" : "input"));
+                                    a.capacity_target == api::CapacityTarget::OutputTokens ? "output" : "input"));
     for (const auto& pc : a.capacity->pools)
       std::cout << fmt::format(" {} {} replicas ({} unit{} of {} GPUs),", pc.units.label, pc.replicas,
                                pc.deployment_units, pc.deployment_units == 1 ? "" : "s", pc.units.unit_gpus);
@@ -146,11 +96,12 @@ void run_serve(const Scenario& s, const Output& out, const ServeOptions& o) {
 }  // namespace
 
 void setup_serve(CLI::App& app) {
-  auto o = std::make_shared<ServeOptions>();
+  auto options = std::make_shared<ServeOptions>();
+  auto* o = &options->arguments;
   auto* cmd = add_scenario_verb(app, "serve",
                                 "Simulate serving under load: TTFT/TPOT/E2E percentiles, throughput, goodput, KV use, "
                                 "cost; --max-rate and the capacity for the scenario's target",
-                                [o](const Scenario& s, const Output& out) { run_serve(s, out, *o); });
+                                [options](const Scenario& s, const Output& out) { run_serve(s, out, *options); });
   cmd->add_option("--rate", o->rate,
                   "Poisson arrival rate, requests/s (> 0); with --max-rate the search's start (default 1)");
   cmd->add_option("--requests", o->requests, "Requests to simulate (default 1000)");
@@ -175,7 +126,8 @@ void setup_serve(CLI::App& app) {
   cmd->add_option("--prefill-token-budget", o->prefill_token_budget,
                   "Tokens per iteration of the prefill pool (default 16384)");
   cmd->add_option("--max-batch", o->max_batch, "Sequences per iteration (default 0 = workload.batch_seqs)");
-  cmd->add_flag("--no-chunked-prefill", o->no_chunked_prefill, "Admit a prompt only when it fits the budget whole");
+  cmd->add_flag("--no-chunked-prefill", options->no_chunked_prefill,
+                "Admit a prompt only when it fits the budget whole");
   cmd->add_option("--seed", o->seed, "Seed of the arrivals and lengths (default 1)");
   cmd->add_flag(
       "--max-rate", o->max_rate,

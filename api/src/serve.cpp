@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <exception>
@@ -13,6 +14,7 @@
 #include <thread>
 #include <utility>
 
+#include "mhcsim/api/serve_arguments.h"
 #include "mhcsim/atomic_write.h"
 #include "mhcsim/error.h"
 #include "mhcsim/scenarios/load.h"
@@ -21,21 +23,31 @@ namespace mhcsim::api {
 
 namespace {
 void check(const ServeRequest& r) {
+  using namespace serve_args;
   const auto& c = r.config;
+  const auto name = [&](const ArgumentName& n) { return n.in(r.names); };
   if (r.requests_file.empty() && !r.rate_per_s && !r.max_rate && !r.target_rate_per_s)
-    throw InputError("--rate", "missing (expected --rate R requests/s, or --requests-file F)");
+    throw InputError(name(kRate),
+                     fmt::format("missing (expected {} R requests/s, or {} F)", name(kRate), name(kRequestsFile)));
   if (!r.requests_file.empty() && r.rate_per_s)
-    throw InputError("--rate", "a request file has its own arrivals (expected --rate or --requests-file, not both)");
-  const char* search_flag = r.target_rate_per_s ? "--target-rate" : "--max-rate";
-  if (!r.requests_file.empty() && (r.max_rate || r.target_rate_per_s))
-    throw InputError(search_flag, "searches Poisson rates (expected --rate, not --requests-file)");
+    throw InputError(name(kRate), fmt::format("a request file has its own arrivals (expected {} or {}, not both)",
+                                              name(kRate), name(kRequestsFile)));
+  // The run (or a search's first) must fit the simulated clock.
+  if (r.rate_per_s) {
+    const auto span = serving::arrival_span_problem(*r.rate_per_s, r.requests);
+    if (!span.empty()) throw InputError(name(kRate), span);
+  }
+  const std::string search = name(r.target_rate_per_s ? kTargetRate : kMaxRate);
+  const std::string poisson_only =
+      fmt::format("searches Poisson rates (expected {}, not {})", name(kRate), name(kRequestsFile));
+  if (!r.requests_file.empty() && (r.max_rate || r.target_rate_per_s)) throw InputError(search, poisson_only);
   if ((r.max_rate || r.target_rate_per_s || r.split_search) && c.slo_ttft_s <= 0 && c.slo_tpot_s <= 0)
-    throw InputError(r.split_search ? "--prefill-replicas" : search_flag,
-                     "needs an SLO to meet (expected --slo-ttft and/or --slo-tpot)");
-  if (r.split_search && !r.requests_file.empty())
-    throw InputError("--prefill-replicas", "auto searches Poisson rates (expected --rate, not --requests-file)");
+    throw InputError(r.split_search ? name(kPrefillReplicas) : search,
+                     fmt::format("needs an SLO to meet (expected {} and/or {})", name(kSloTtft), name(kSloTpot)));
+  if (r.split_search && !r.requests_file.empty()) throw InputError(name(kPrefillReplicas), "auto " + poisson_only);
   if (!r.prefill_scenario.empty() && c.prefill_replicas == 0 && !r.split_search)
-    throw InputError("--prefill-scenario", "describes the prefill pool (expected --prefill-replicas > 0 too)");
+    throw InputError(name(kPrefillScenario),
+                     fmt::format("describes the prefill pool (expected {} > 0 too)", name(kPrefillReplicas)));
 }
 
 // One split of the pools sized: its max-rate search and, with a target, the capacity from the
@@ -197,10 +209,16 @@ nlohmann::json result_json(const serving::ServingResult& r) {
 }
 }  // namespace
 
+const char* capacity_target_name(CapacityTarget target) {
+  constexpr std::array<const char*, 3> kNames{"requests", "output_tokens", "input_tokens"};  // in enum order
+  return kNames.at(static_cast<size_t>(target));
+}
+
 ServeAnswer serve(const Scenario& s, const ServeRequest& r) {
   using namespace serving;
   check(r);
-  if (!r.trace_path.empty()) require_output_file(r.trace_path, r.force, r.trace_option);  // before the work
+  if (!r.trace_path.empty())
+    require_output_file(r.trace_path, r.force, serve_args::kTrace.in(r.names).c_str());  // before the work
   const Deployment main(s);
   std::unique_ptr<Deployment> prefill;
   if (!r.prefill_scenario.empty()) prefill = std::make_unique<Deployment>(scenarios::load_scenario(r.prefill_scenario));
@@ -228,8 +246,11 @@ ServeAnswer serve(const Scenario& s, const ServeRequest& r) {
   // The capacity answer: the target load over what the simulated pools served at the max rate,
   // in requests/s (--target-rate) or in the scenario's target tokens/s.
   const bool decode = s.workload.phase == ServePhase::Decode;
-  a.capacity_target = r.target_rate_per_s ? "requests" : decode ? "output_tokens" : "input_tokens";
-  const std::string target_key = r.target_rate_per_s ? "--target-rate" : "workload.target_tokens_per_second";
+  a.capacity_target = r.target_rate_per_s ? CapacityTarget::Requests
+                      : decode            ? CapacityTarget::OutputTokens
+                                          : CapacityTarget::InputTokens;
+  const std::string target_key =
+      r.target_rate_per_s ? serve_args::kTargetRate.in(r.names) : "workload.target_tokens_per_second";
   const double target_per_s = r.target_rate_per_s.value_or(s.workload.target_tokens_per_second);
 
   // One split of the pools (`config`): its max-rate search and, with a target, the capacity.
@@ -287,9 +308,10 @@ ServeAnswer serve(const Scenario& s, const ServeRequest& r) {
   };
 
   if (r.split_search && target_per_s <= 0)
-    throw InputError("--prefill-replicas",
-                     "auto picks the split needing the fewest nodes for a target (expected --target-rate R, or "
-                     "workload.target_tokens_per_second)");
+    throw InputError(serve_args::kPrefillReplicas.in(r.names),
+                     fmt::format("auto picks the split needing the fewest nodes for a target (expected {} R, or "
+                                 "workload.target_tokens_per_second)",
+                                 serve_args::kTargetRate.in(r.names)));
   ServingConfig config = r.config;
   std::optional<Sizing> sized;
   if (r.split_search) {
@@ -346,7 +368,7 @@ nlohmann::json to_json(const Scenario& s, const ServeRequest& request, const Ser
   }
   if (a.capacity) {
     auto& cap = doc["capacity"];
-    cap["target"] = a.capacity_target;  // the unit of the two rates below, per second
+    cap["target"] = capacity_target_name(a.capacity_target);  // the unit of the two rates below, per second
     cap["target_per_s"] = a.capacity->target_per_s;
     cap["served_per_s_at_max_rate"] = a.capacity->simulated_per_s;
     cap["simulated_replicas"] = a.capacity_replicas();

@@ -9,13 +9,12 @@
 #include <variant>
 
 #include "bindings.h"
-#include "mhcsim/api/serve.h"
+#include "mhcsim/api/serve_arguments.h"
 #include "mhcsim/api/simulate.h"
 #include "mhcsim/api/validate.h"
 #include "mhcsim/calib/attach.h"
 #include "mhcsim/error.h"
 #include "mhcsim/scenarios/template.h"
-#include "mhcsim/serving/units.h"
 #include "mhcsim/sweep/evaluators.h"
 #include "mhcsim/sweep/sweep.h"
 
@@ -91,9 +90,14 @@ py::object validate_suite(const std::optional<std::string>& dir, const py::objec
   return to_python(doc);
 }
 
-// A number as the serving simulator's flag parsers read it, so each argument has its flag's
-// range and message (named by the argument).
-std::string number_text(double x) { return fmt::format("{}", x); }
+// The arguments as the CLI's text, read by the same parser (api/serve_arguments.h), so each
+// has its flag's range and message, named by the keyword.
+std::string text(double x) { return fmt::format("{}", x); }
+std::string text(int64_t x) { return std::to_string(x); }
+template <class T>
+std::string text(const std::optional<T>& x) {
+  return x ? text(*x) : std::string();
+}
 
 py::object serve(const LoadedScenario& l, const std::optional<double>& rate, int64_t requests,
                  const std::optional<std::string>& requests_file, const std::optional<int64_t>& input_tokens,
@@ -102,50 +106,33 @@ py::object serve(const LoadedScenario& l, const std::optional<double>& rate, int
                  const std::optional<std::string>& prefill_scenario, const std::string& router, int64_t token_budget,
                  int64_t prefill_token_budget, int64_t max_batch, bool chunked_prefill, int64_t seed, bool max_rate,
                  const std::optional<double>& target_rate, const std::optional<std::string>& trace, bool force) {
-  using namespace serving;
-  api::ServeRequest r;
-  if (rate) r.rate_per_s = parse_positive(number_text(*rate), "rate");
-  r.requests_file = requests_file.value_or("");
-  r.requests = parse_count(std::to_string(requests), "requests", 1, kMaxRequests);
-  LengthDistribution::Kind kind = LengthDistribution::Kind::Fixed;
-  if (lengths == "exponential")
-    kind = LengthDistribution::Kind::Exponential;
-  else if (lengths != "fixed")
-    throw InputError("lengths", fmt::format("'{}' (expected fixed or exponential)", lengths));
-  // None: the scenario's workload.context_len, as the CLI without --input-tokens.
-  r.input = {kind,
-             input_tokens ? static_cast<double>(parse_count(std::to_string(*input_tokens), "input_tokens")) : 0.0};
-  r.output = {kind, static_cast<double>(parse_count(std::to_string(output_tokens), "output_tokens"))};
-  r.seed = static_cast<uint64_t>(parse_count(std::to_string(seed), "seed", 0));
-  auto& c = r.config;
-  c.replicas = parse_count(std::to_string(replicas), "replicas", 1, kMaxReplicas);
-  if (const auto* n = std::get_if<int64_t>(&prefill_replicas))
-    c.prefill_replicas = parse_count(std::to_string(*n), "prefill_replicas", 0, kMaxReplicas);
-  else if (std::get<std::string>(prefill_replicas) == "auto")
-    r.split_search = true;
-  else
-    throw InputError("prefill_replicas",
-                     fmt::format("'{}' (expected a count >= 0 or 'auto')", std::get<std::string>(prefill_replicas)));
-  if (router == "least-loaded")
-    c.router = RouterKind::LeastLoaded;
-  else if (router == "round-robin")
-    c.router = RouterKind::RoundRobin;
-  else
-    throw InputError("router", fmt::format("'{}' (expected least-loaded or round-robin)", router));
-  c.scheduler.token_budget = parse_count(std::to_string(token_budget), "token_budget");
-  c.scheduler.max_batch_seqs = parse_count(std::to_string(max_batch), "max_batch", 0);
-  c.scheduler.chunked_prefill = chunked_prefill;
-  c.prefill_scheduler = c.scheduler;
-  c.prefill_scheduler.token_budget = parse_count(std::to_string(prefill_token_budget), "prefill_token_budget");
-  c.prefix_hit_ratio = parse_fraction(number_text(prefix_hit), "prefix_hit");
-  if (slo_ttft_s != 0) c.slo_ttft_s = parse_positive(number_text(slo_ttft_s), "slo_ttft_s");
-  if (slo_tpot_s != 0) c.slo_tpot_s = parse_positive(number_text(slo_tpot_s), "slo_tpot_s");
-  r.prefill_scenario = prefill_scenario.value_or("");
-  r.max_rate = max_rate;
-  if (target_rate) r.target_rate_per_s = parse_positive(number_text(*target_rate), "target_rate");
-  r.trace_path = trace.value_or("");
-  r.force = force;
-  r.trace_option = "trace";
+  api::ServeArguments a;
+  a.names = api::ArgumentNames::Keywords;
+  a.rate = text(rate);
+  a.requests = text(requests);
+  a.requests_file = requests_file.value_or("");
+  a.input_tokens = text(input_tokens);
+  a.output_tokens = text(output_tokens);
+  a.lengths = lengths;
+  a.prefix_hit = text(prefix_hit);
+  // 0: no SLO, as the CLI without --slo-ttft.
+  if (slo_ttft_s != 0) a.slo_ttft = text(slo_ttft_s);
+  if (slo_tpot_s != 0) a.slo_tpot = text(slo_tpot_s);
+  a.replicas = text(replicas);
+  const auto* count = std::get_if<int64_t>(&prefill_replicas);
+  a.prefill_replicas = count ? text(*count) : std::get<std::string>(prefill_replicas);
+  a.prefill_scenario = prefill_scenario.value_or("");
+  a.router = router;
+  a.token_budget = text(token_budget);
+  a.prefill_token_budget = text(prefill_token_budget);
+  a.max_batch = text(max_batch);
+  a.chunked_prefill = chunked_prefill;
+  a.seed = text(seed);
+  a.max_rate = max_rate;
+  a.target_rate = text(target_rate);
+  a.trace = trace.value_or("");
+  a.force = force;
+  const auto r = api::parse_serve_arguments(a);
   nlohmann::json doc;
   {
     py::gil_scoped_release release;

@@ -15,16 +15,22 @@ int64_t LengthDistribution::max_tokens() const {
   return std::max<int64_t>(1, std::llround(cap));
 }
 
+std::string arrival_span_problem(double rate_per_s, int64_t count) {
+  const double span_s = static_cast<double>(count) / rate_per_s;
+  if (span_s <= kMaxArrivalSeconds) return {};
+  return fmt::format(
+      "{:.3g} requests/s spreads {} requests over {:.3g} s, past the simulated clock's {:.0e} s (expected a rate >= "
+      "{:.3g} requests/s)",
+      rate_per_s, count, span_s, kMaxArrivalSeconds, static_cast<double>(count) / kMaxArrivalSeconds);
+}
+
 PoissonSource::PoissonSource(double rate_per_s, int64_t count, LengthDistribution input, LengthDistribution output,
                              uint64_t seed)
     : rate_per_s_(rate_per_s), count_(count), input_(input), output_(output), rng_(seed) {
   require(std::isfinite(rate_per_s) && rate_per_s > 0, "--rate", "must be a number > 0 (requests/s)");
   require(count >= 1 && count <= kMaxRequests, "--requests", fmt::format("must be in [1, {}]", kMaxRequests));
-  require(static_cast<double>(count) / rate_per_s <= kMaxArrivalSeconds, "--rate",
-          fmt::format("{:.3g} requests/s spreads {} requests over {:.3g} s, past the simulated clock's {:.0e} s "
-                      "(expected a rate >= {:.3g} requests/s)",
-                      rate_per_s, count, static_cast<double>(count) / rate_per_s, kMaxArrivalSeconds,
-                      static_cast<double>(count) / kMaxArrivalSeconds));
+  const auto span = arrival_span_problem(rate_per_s, count);
+  require(span.empty(), "--rate", span);
   require(input.mean_tokens >= 1, "--input-tokens", "must be >= 1");
   require(output.mean_tokens >= 1, "--output-tokens", "must be >= 1");
 }

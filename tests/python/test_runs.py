@@ -84,10 +84,28 @@ def test_serve(data_dir):
     assert run["ttft_mean_s"] > 0
     with pytest.raises(mhcsim.Error) as caught:
         mhcsim.serve(s)
-    assert caught.value.key == "--rate"
+    assert caught.value.key == "rate"
     with pytest.raises(mhcsim.Error) as caught:
         mhcsim.serve(s, rate=1.0, replicas=0)
     assert caught.value.key == "replicas"
+
+
+# The CLI's parser reads the keywords (api/serve_arguments.h): each error names the argument as
+# Python spells it, the checks of how arguments combine too, and the SLOs are seconds.
+@pytest.mark.parametrize("kwargs, key, says", [
+    ({"rate": 1.0, "slo_ttft_s": -1.0}, "slo_ttft_s", "not > 0"),
+    ({"rate": 1.0, "lengths": "uniform"}, "lengths", "expected fixed or exponential"),
+    ({"rate": 1.0, "prefill_scenario": "x.toml"}, "prefill_scenario", "expected prefill_replicas > 0"),
+    ({"max_rate": True}, "max_rate", "expected slo_ttft_s and/or slo_tpot_s"),
+    ({"rate": 1.0, "requests_file": "r.csv"}, "rate", "expected rate or requests_file"),
+    ({"rate": 1.0, "prefill_replicas": -1}, "prefill_replicas", "expected a count >= 0, or auto"),
+    ({"rate": 1e-300}, "rate", "past the simulated clock's"),
+])
+def test_serve_errors_name_keywords(data_dir, kwargs, key, says):
+    s = mhcsim.load(os.path.join(data_dir, "deepseek_v3_serve.toml"))
+    with pytest.raises(mhcsim.Error) as caught:
+        mhcsim.serve(s, **kwargs)
+    assert caught.value.key == key and says in str(caught.value)
 
 
 def test_serve_target_rate(data_dir):

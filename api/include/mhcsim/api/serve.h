@@ -20,6 +20,10 @@
 
 namespace mhcsim::api {
 
+// How errors name serve's arguments: as the CLI's flags (--target-rate) or as the Python
+// module's keywords (target_rate); serve_arguments.h lists both names of each.
+enum class ArgumentNames { Flags, Keywords };
+
 // What `serve` is asked: Poisson arrivals at rate_per_s, or the arrivals of requests_file.
 struct ServeRequest {
   std::optional<double> rate_per_s;  // with max_rate: the search's start (default 1 request/s)
@@ -40,9 +44,9 @@ struct ServeRequest {
   // The load to size the service for, requests/s (implies max_rate); without it the
   // scenario's workload.target_tokens_per_second.
   std::optional<double> target_rate_per_s;
-  std::string trace_path;                // Chrome trace of the iterations of one run
-  bool force = false;                    // replace an existing trace, if mhcsim wrote it
-  const char* trace_option = "--trace";  // how errors name it (the CLI's flag, or a binding's argument)
+  std::string trace_path;  // Chrome trace of the iterations of one run
+  bool force = false;      // replace an existing trace, if mhcsim wrote it
+  ArgumentNames names = ArgumentNames::Flags;
 };
 
 // One prefill:decode split the split search sized the service with.
@@ -53,6 +57,13 @@ struct PoolSplit {
   int64_t simulated_replicas = 0;              // of the search the capacity comes from
   std::optional<serving::CapacityAnswer> capacity;
 };
+
+// What a capacity target counts: requests/s (--target-rate), or the scenario's
+// workload.target_tokens_per_second as output tokens (a decode scenario) or input tokens (a
+// prefill scenario).
+enum class CapacityTarget { Requests, OutputTokens, InputTokens };
+// "requests", "output_tokens", "input_tokens": the JSON's capacity.target.
+const char* capacity_target_name(CapacityTarget target);
 
 struct ServeAnswer {
   std::string requests_source;  // "Poisson, N requests of ..." or the request file
@@ -72,12 +83,10 @@ struct ServeAnswer {
   // The replicas of the search the capacity comes from: capacity_pools copies of the pools.
   int64_t capacity_replicas() const { return capacity_pools * (replicas + prefill_replicas); }
   std::vector<PoolSplit> splits;  // the split search's, by prefill:decode ratio
-  // What the target counts: "requests", "output_tokens" (a decode scenario's target) or
-  // "input_tokens" (a prefill scenario's).
-  std::string capacity_target;
+  CapacityTarget capacity_target = CapacityTarget::Requests;
 };
 
-// Throws InputError (naming the CLI flag: --rate, --max-rate, ...) for an inconsistent request.
+// Throws InputError (naming the argument as request.names says) for an inconsistent request.
 ServeAnswer serve(const Scenario& s, const ServeRequest& request);
 
 nlohmann::json to_json(const Scenario& s, const ServeRequest& request, const ServeAnswer& answer);

@@ -56,6 +56,10 @@ struct LengthDistribution {
   int64_t max_tokens() const;
 };
 
+// Why `count` Poisson arrivals at `rate_per_s` cannot be simulated (their expected span passes
+// kMaxArrivalSeconds), or empty; the sentence names no argument.
+std::string arrival_span_problem(double rate_per_s, int64_t count);
+
 // Poisson arrivals at `rate_per_s` (exponential gaps by inversion of a 64-bit Mersenne Twister,
 // so a seed gives the same requests on every platform), `count` requests.
 class PoissonSource final : public RequestSource {
