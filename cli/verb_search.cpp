@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "common.h"
+#include "mhcsim/threads.h"
 #include "mhcsim/atomic_write.h"
 #include "mhcsim/error.h"
 #include "mhcsim/scenarios/template.h"
@@ -186,7 +187,7 @@ void setup_search(CLI::App& app) {
   cmd->add_option("--objective", opts->objective, "tokens_per_s, cost_per_token, step_time or memory_headroom")
       ->capture_default_str();
   cmd->add_option("--top", opts->top, "Configurations to print")->check(int_flag(1, 100000))->capture_default_str();
-  cmd->add_option("-j,--jobs", opts->jobs, "Worker threads (default: all cores)")->check(int_flag(0, 4096));
+  cmd->add_option("-j,--jobs", opts->jobs, "Worker threads (default: all cores)")->check(int_flag(0, kMaxThreads));
   cmd->add_option("-o,--output", opts->output_prefix, "Write PREFIX.json (counts, top K, Pareto fronts)")
       ->transform(output_prefix_flag("a file prefix, e.g. out/search"));
   cmd->add_option("--report", opts->report_dir,

@@ -129,6 +129,7 @@ void setup_serve(CLI::App& app) {
   cmd->add_flag("--no-chunked-prefill", options->no_chunked_prefill,
                 "Admit a prompt only when it fits the budget whole");
   cmd->add_option("--seed", o->seed, "Seed of the arrivals and lengths (default 1)");
+  cmd->add_option("-j,--jobs", o->jobs, "Threads of --prefill-replicas auto's split search (default 0: all cores)");
   cmd->add_flag(
       "--max-rate", o->max_rate,
       "Search the highest rate meeting the SLOs at p99, and the capacity for workload.target_tokens_per_second");

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "common.h"
+#include "mhcsim/threads.h"
 #include "mhcsim/error.h"
 #include "mhcsim/scenarios/template.h"
 #include "mhcsim/sweep/evaluators.h"
@@ -219,7 +220,7 @@ void setup_sweep(CLI::App& app) {
       ->type_name("KEY=A,B,C")
       ->required();
   cmd->add_flag("--simulate", opts->simulate, "Run the simulator for every point instead of the analytic model");
-  cmd->add_option("-j,--jobs", opts->jobs, "Worker threads (default: all cores)")->check(int_flag(0, 4096));
+  cmd->add_option("-j,--jobs", opts->jobs, "Worker threads (default: all cores)")->check(int_flag(0, kMaxThreads));
   cmd->add_option("-o,--output", opts->output_prefix,
                   "Write PREFIX.csv and PREFIX.json (all points; the JSON, written last, records the CSV's "
                   "size and hash)")

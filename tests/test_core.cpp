@@ -1,8 +1,12 @@
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
+#include <thread>
+#include <vector>
 
 #include <sys/stat.h>
 
@@ -13,6 +17,7 @@
 #include "mhcsim/intervals.h"
 #include "mhcsim/reports/table.h"
 #include "mhcsim/specs.h"
+#include "mhcsim/threads.h"
 #include "mhcsim/toml_nesting.h"
 
 using namespace mhcsim;
@@ -136,4 +141,51 @@ TEST_CASE("TOML nesting: dotted keys, headers, arrays and inline tables count; s
   deep("a = 1\n" + std::string(1000, '[') + "\n", "t.toml:2: ");           // garbage still stops at the limit
   ok(std::string(100, ']') + std::string(100, '}') + "\n");                // unbalanced closers are the parser's error
   deep("a" + std::string(40000, '.') + "b = 1\n", "t.toml:1: ");
+}
+
+TEST_CASE("run_threads runs every body once, rethrows the first error after all joined, and tells the others") {
+  std::vector<std::atomic<int>> ran(8);
+  run_threads(8, [&](int t) { ran[static_cast<size_t>(t)].fetch_add(1); });
+  for (const auto& r : ran) CHECK(r.load() == 1);
+
+  // With `meanwhile`, the calling thread runs it while all bodies have threads of their own,
+  // and sees the running count fall to zero.
+  std::atomic<int> bodies{0};
+  int seen_last = -1;
+  ThreadsOptions watch;
+  watch.meanwhile = [&](const std::atomic<int>& running) {
+    while (running.load() > 0) std::this_thread::yield();
+    seen_last = running.load();
+  };
+  run_threads(
+      4, [&](int) { bodies.fetch_add(1); }, watch);
+  CHECK(bodies.load() == 4);
+  CHECK(seen_last == 0);
+
+  // A body's error leaves once every thread returned; stop() is called once, and the bodies
+  // that wait for it return.
+  std::atomic<bool> stopped{false};
+  std::atomic<int> stop_calls{0}, returned{0};
+  ThreadsOptions halt;
+  halt.stop = [&] {
+    stop_calls.fetch_add(1);
+    stopped = true;
+  };
+  const auto body = [&](int t) {
+    if (t == 2) throw InputError("k", "body 2 failed");
+    while (!stopped.load()) std::this_thread::yield();
+    returned.fetch_add(1);
+  };
+  CHECK_THROWS_WITH(run_threads(4, body, halt), Catch::Contains("body 2 failed"));
+  CHECK(stop_calls.load() == 1);
+  CHECK(returned.load() == 3);
+
+  // meanwhile's error is rethrown too.
+  ThreadsOptions failing;
+  failing.meanwhile = [](const std::atomic<int>&) { throw std::runtime_error("sink failed"); };
+  CHECK_THROWS_WITH(run_threads(
+                        2, [](int) {}, failing),
+                    "sink failed");
+  CHECK(default_threads(3) == 3);
+  CHECK(default_threads(0) >= 1);
 }

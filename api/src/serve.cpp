@@ -6,18 +6,16 @@
 #include <array>
 #include <atomic>
 #include <cmath>
-#include <exception>
 #include <iterator>
 #include <memory>
 #include <mutex>
-#include <system_error>
-#include <thread>
 #include <utility>
 
 #include "mhcsim/api/serve_arguments.h"
 #include "mhcsim/atomic_write.h"
 #include "mhcsim/error.h"
 #include "mhcsim/scenarios/load.h"
+#include "mhcsim/threads.h"
 
 namespace mhcsim::api {
 
@@ -79,40 +77,24 @@ bool fewer_nodes(const PoolSplit& x, const PoolSplit& y) {
   return x.max_rate_per_s_per_gpu > y.max_rate_per_s_per_gpu;
 }
 
-// Sizes each of `configs` (one split each), on up to one thread per core: a split's runs are
-// independent of the others' and read the deployments only. `one_done` is called, under a lock,
-// as each finishes. The first error is rethrown once every thread has stopped.
+// Sizes each of `configs` (one split each) on up to `jobs` threads (0: one per core): a split's
+// runs are independent of the others' and read the deployments only. `one_done` is called, under
+// a lock, as each finishes. The first error stops the others at their next split.
 std::vector<Sizing> size_in_parallel(const std::vector<serving::ServingConfig>& configs,
                                      const std::function<Sizing(const serving::ServingConfig&)>& size,
-                                     const std::function<void()>& one_done) {
+                                     const std::function<void()>& one_done, int jobs, const std::string& jobs_name) {
   std::vector<Sizing> sized(configs.size());
   std::atomic<size_t> next{0};
   std::mutex lock;
-  std::exception_ptr error;
-  const auto work = [&] {
+  const auto work = [&](int) {
     for (size_t i = next++; i < configs.size(); i = next++) {
-      try {
-        sized[i] = size(configs[i]);
-      } catch (...) {
-        const std::lock_guard<std::mutex> held(lock);
-        if (!error) error = std::current_exception();
-        next = configs.size();  // the others stop at their next split
-        return;
-      }
+      sized[i] = size(configs[i]);
       const std::lock_guard<std::mutex> held(lock);
       one_done();
     }
   };
-  const size_t threads = std::min<size_t>(configs.size(), std::max(1u, std::thread::hardware_concurrency()));
-  std::vector<std::thread> pool;
-  try {
-    for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-  } catch (const std::system_error&) {
-    // Fewer threads than cores (a thread limit): the ones started and this one share the splits.
-  }
-  work();
-  for (auto& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
+  const int threads = std::min(static_cast<int>(configs.size()), default_threads(jobs));
+  run_threads(threads, work, {jobs_name, {}, [&] { next = configs.size(); }});
   return sized;
 }
 
@@ -122,7 +104,8 @@ std::vector<Sizing> size_in_parallel(const std::vector<serving::ServingConfig>& 
 // two, then sqrt(2) either side of the best. Sets `config`'s pools to the best split; `splits`
 // gets every split tried, by ratio.
 Sizing search_splits(serving::ServingConfig& config, const std::function<Sizing(const serving::ServingConfig&)>& size,
-                     const std::function<void(int64_t, int64_t)>& progress, std::vector<PoolSplit>& splits) {
+                     const ServeRequest& r, std::vector<PoolSplit>& splits) {
+  const auto& progress = r.progress;
   constexpr double kCoarse[] = {0.125, 0.25, 0.5, 1, 2, 4, 8, 16, 32};
   constexpr int64_t kSplits = std::size(kCoarse) + 2;
   std::vector<std::pair<PoolSplit, Sizing>> tried;
@@ -148,7 +131,7 @@ Sizing search_splits(serving::ServingConfig& config, const std::function<Sizing(
       c.replicas = split.second;
       configs.push_back(c);
     }
-    auto sized = size_in_parallel(configs, size, one_done);
+    auto sized = size_in_parallel(configs, size, one_done, r.jobs, serve_args::kJobs.in(r.names));
     for (size_t i = 0; i < configs.size(); ++i) {
       Sizing& z = sized[i];
       PoolSplit t;
@@ -315,7 +298,7 @@ ServeAnswer serve(const Scenario& s, const ServeRequest& r) {
   ServingConfig config = r.config;
   std::optional<Sizing> sized;
   if (r.split_search) {
-    sized = search_splits(config, size_pools, r.progress, a.splits);
+    sized = search_splits(config, size_pools, r, a.splits);
   } else if (r.max_rate || r.target_rate_per_s) {
     sized = size_pools(config);
   }

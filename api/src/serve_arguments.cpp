@@ -4,6 +4,7 @@
 
 #include "mhcsim/error.h"
 #include "mhcsim/serving/units.h"
+#include "mhcsim/threads.h"
 
 namespace mhcsim::api {
 
@@ -25,6 +26,7 @@ ServeRequest parse_serve_arguments(const ServeArguments& a) {
   r.input = {kind, a.input_tokens.empty() ? 0.0 : static_cast<double>(parse_count(a.input_tokens, name(kInputTokens)))};
   r.output = {kind, static_cast<double>(parse_count(a.output_tokens, name(kOutputTokens)))};
   r.seed = static_cast<uint64_t>(parse_count(a.seed, name(kSeed), 0));
+  r.jobs = static_cast<int>(parse_count(a.jobs, name(kJobs), 0, kMaxThreads));
   auto& c = r.config;
   c.replicas = parse_count(a.replicas, name(kReplicas), 1, kMaxReplicas);
   r.split_search = a.prefill_replicas == "auto";

@@ -14,6 +14,7 @@
 #include "mhcsim/api/validate.h"
 #include "mhcsim/calib/attach.h"
 #include "mhcsim/error.h"
+#include "mhcsim/threads.h"
 #include "mhcsim/scenarios/template.h"
 #include "mhcsim/sweep/evaluators.h"
 #include "mhcsim/sweep/sweep.h"
@@ -57,7 +58,8 @@ std::vector<sweep::SweepAxis> sweep_axes(const py::object& grid) {
 
 py::object run_sweep(const LoadedScenario& l, const py::object& grid_spec, bool simulated, int jobs,
                      int64_t max_sim_ops) {
-  if (jobs < 0) throw InputError("jobs", fmt::format("{} is out of range (expected integer in [0, 4096])", jobs));
+  if (jobs < 0 || jobs > kMaxThreads)
+    throw InputError("jobs", fmt::format("{} is out of range (expected integer in [0, {}])", jobs, kMaxThreads));
   scenarios::ScenarioTemplate tpl(l.toml_text, l.file_name, l.overrides);
   const sweep::Grid grid(sweep_axes(grid_spec));
   auto evaluator = simulated ? sweep::simulated_evaluator(max_sim_ops) : sweep::analytic_evaluator();
@@ -104,8 +106,9 @@ py::object serve(const LoadedScenario& l, const std::optional<double>& rate, int
                  int64_t output_tokens, const std::string& lengths, double prefix_hit, double slo_ttft_s,
                  double slo_tpot_s, int64_t replicas, const std::variant<int64_t, std::string>& prefill_replicas,
                  const std::optional<std::string>& prefill_scenario, const std::string& router, int64_t token_budget,
-                 int64_t prefill_token_budget, int64_t max_batch, bool chunked_prefill, int64_t seed, bool max_rate,
-                 const std::optional<double>& target_rate, const std::optional<std::string>& trace, bool force) {
+                 int64_t prefill_token_budget, int64_t max_batch, bool chunked_prefill, int64_t seed, int64_t jobs,
+                 bool max_rate, const std::optional<double>& target_rate, const std::optional<std::string>& trace,
+                 bool force) {
   api::ServeArguments a;
   a.names = api::ArgumentNames::Keywords;
   a.rate = text(rate);
@@ -128,6 +131,7 @@ py::object serve(const LoadedScenario& l, const std::optional<double>& rate, int
   a.max_batch = text(max_batch);
   a.chunked_prefill = chunked_prefill;
   a.seed = text(seed);
+  a.jobs = text(jobs);
   a.max_rate = max_rate;
   a.target_rate = text(target_rate);
   a.trace = trace.value_or("");
@@ -162,13 +166,13 @@ void register_runs(py::module_& m) {
         py::arg("slo_tpot_s") = 0.0, py::arg("replicas") = 1, py::arg("prefill_replicas") = 0,
         py::arg("prefill_scenario") = py::none(), py::arg("router") = "least-loaded", py::arg("token_budget") = 2048,
         py::arg("prefill_token_budget") = 16384, py::arg("max_batch") = 0, py::arg("chunked_prefill") = true,
-        py::arg("seed") = 1, py::arg("max_rate") = false, py::arg("target_rate") = py::none(),
+        py::arg("seed") = 1, py::arg("jobs") = 0, py::arg("max_rate") = false, py::arg("target_rate") = py::none(),
         py::arg("trace") = py::none(), py::arg("force") = false,
         "Serving under load (`mhcsim serve`): Poisson arrivals at `rate` requests/s or a request file; "
         "'runs' holds one row per simulated rate (TTFT/TPOT/E2E percentiles, throughput, goodput, cost); "
         "max_rate=True searches the highest rate meeting the SLOs, target_rate=R sizes the service (replicas, "
         "GPUs, nodes) for R requests/s; prefill_replicas='auto' with a target picks the prefill:decode split "
-        "needing the fewest nodes; force: replace an existing trace mhcsim wrote.");
+        "needing the fewest nodes (on `jobs` threads, 0: all cores); force: replace an existing trace mhcsim wrote.");
 }
 
 }  // namespace mhcsim::python

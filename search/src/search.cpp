@@ -5,12 +5,11 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <exception>
-#include <mutex>
 #include <thread>
 
 #include "mhcsim/cost/step.h"
 #include "mhcsim/error.h"
+#include "mhcsim/threads.h"
 #include "mhcsim/sweep/feasibility.h"
 #include "mhcsim/units.h"
 
@@ -118,50 +117,28 @@ struct Share {
   }
 };
 
-Partial run_threads(const Scenario& base, const SearchOptions& o, const Axes& axes, int worker, int workers) {
-  const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+Partial run_shares(const Scenario& base, const SearchOptions& o, const Axes& axes, int worker, int workers) {
+  const int threads = default_threads(o.threads);
   std::atomic<int64_t> done{0};
   std::vector<Share> shares;
   shares.reserve(static_cast<size_t>(threads));
   for (int t = 0; t < threads; ++t)
     shares.push_back(Share{base, o, axes, worker * threads + t, workers * threads, done, {}});
-  std::mutex error_mutex;
-  std::exception_ptr error;
-  auto body = [&](Share& sh) {
-    try {
-      sh.run();
-    } catch (...) {
-      const std::lock_guard<std::mutex> lock(error_mutex);
-      if (!error) error = std::current_exception();
-    }
-  };
-  std::vector<std::thread> pool;
-  std::atomic<int> running{threads};
-  for (int t = 1; t < threads; ++t)
-    pool.emplace_back([&, t] {
-      body(shares[static_cast<size_t>(t)]);
-      running.fetch_sub(1);
-    });
-  if (o.progress) {
-    int64_t total = 0;
-    PruneCounts ignored;
-    enumerate(
-        base, axes, o.limits, [&](const Candidate&) { ++total; }, ignored);
-    std::thread first([&] {
-      body(shares[0]);
-      running.fetch_sub(1);
-    });
-    while (running.load() > 0) {
-      o.progress(std::min(done.load() * workers, total), total);
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    first.join();
-    o.progress(total, total);
-  } else {
-    body(shares[0]);
-  }
-  for (auto& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
+  ThreadsOptions run;
+  if (o.progress)  // this thread draws the progress while the shares run
+    run.meanwhile = [&](const std::atomic<int>& running) {
+      int64_t total = 0;
+      PruneCounts ignored;
+      enumerate(
+          base, axes, o.limits, [&](const Candidate&) { ++total; }, ignored);
+      while (running.load() > 0) {
+        o.progress(std::min(done.load() * workers, total), total);
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+      o.progress(total, total);
+    };
+  run_threads(
+      threads, [&](int t) { shares[static_cast<size_t>(t)].run(); }, run);
   Partial all;
   for (const auto& sh : shares) merge(all, sh.result, o.objective, o.top);
   return all;
@@ -231,7 +208,7 @@ Partial run_partial(const Scenario& base, const SearchOptions& o, int worker, in
   require(base.workload.mode == WorkloadMode::Train, "workload.mode",
           "search plans training runs (expected mode = \"train\")");
   const Axes axes = default_axes(base, o.axes);
-  return run_threads(base, o, axes, worker, workers);
+  return run_shares(base, o, axes, worker, workers);
 }
 
 SearchResult run_search(const Scenario& base, const SearchOptions& o) {

@@ -6,14 +6,12 @@
 #include <condition_variable>
 #include <cstring>
 #include <stdexcept>
-#include <exception>
 #include <mutex>
-#include <system_error>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "mhcsim/error.h"
+#include "mhcsim/threads.h"
 
 namespace mhcsim::sweep {
 namespace {
@@ -51,12 +49,11 @@ struct Shared {
   std::vector<int64_t> slot_block;  // this rank's block (k) each slot holds, -1: empty
   int64_t taken = 0;                // of this rank's blocks, how many the sink has taken
   bool stop = false;
-  std::exception_ptr error;
 
   int64_t window() const { return static_cast<int64_t>(slots.size()); }
-  void fail(std::exception_ptr e) {
+  // At the first error (run_threads keeps it): the workers and the sink stop waiting.
+  void halt() {
     const std::lock_guard<std::mutex> lock(mutex);
-    if (!error) error = std::move(e);
     stop = true;
     ready.notify_all();
     free.notify_all();
@@ -97,45 +94,23 @@ void evaluate_point(Shared& sh, SweepResult& r, int64_t p, int64_t row, std::vec
 void worker(Shared& sh) {
   std::vector<int32_t> idx;
   std::vector<int> chosen(sh.grid.axes().size());
-  try {
-    for (int64_t k; (k = sh.next.fetch_add(1)) < sh.my_blocks;) {
-      {
-        std::unique_lock<std::mutex> lock(sh.mutex);
-        sh.free.wait(lock, [&] { return sh.stop || k < sh.taken + sh.window(); });
-        if (sh.stop) return;
-      }
-      const int64_t b = sh.ranks.rank + k * sh.ranks.size;
-      const int64_t begin = b * sh.block_points, end = std::min(sh.grid.size(), begin + sh.block_points);
-      SweepResult block = empty_block(sh, end - begin);
-      for (int64_t p = begin; p < end; ++p) evaluate_point(sh, block, p, p - begin, idx, chosen);
-      sh.done.fetch_add(end - begin);
-      const std::lock_guard<std::mutex> lock(sh.mutex);
-      const auto slot = static_cast<size_t>(k % sh.window());
-      sh.slots[slot] = std::move(block);
-      sh.slot_block[slot] = k;
-      sh.ready.notify_all();
+  for (int64_t k; (k = sh.next.fetch_add(1)) < sh.my_blocks;) {
+    {
+      std::unique_lock<std::mutex> lock(sh.mutex);
+      sh.free.wait(lock, [&] { return sh.stop || k < sh.taken + sh.window(); });
+      if (sh.stop) return;
     }
-  } catch (...) {
-    sh.fail(std::current_exception());
+    const int64_t b = sh.ranks.rank + k * sh.ranks.size;
+    const int64_t begin = b * sh.block_points, end = std::min(sh.grid.size(), begin + sh.block_points);
+    SweepResult block = empty_block(sh, end - begin);
+    for (int64_t p = begin; p < end; ++p) evaluate_point(sh, block, p, p - begin, idx, chosen);
+    sh.done.fetch_add(end - begin);
+    const std::lock_guard<std::mutex> lock(sh.mutex);
+    const auto slot = static_cast<size_t>(k % sh.window());
+    sh.slots[slot] = std::move(block);
+    sh.slot_block[slot] = k;
+    sh.ready.notify_all();
   }
-}
-
-// Starts the workers. When the OS refuses a thread (address space or process limits), the ones
-// already started are stopped and joined before the error leaves: a joinable std::thread
-// destroyed by the unwinding would call std::terminate.
-std::vector<std::thread> start_workers(Shared& sh, int threads) {
-  std::vector<std::thread> pool;
-  int t = 0;
-  try {
-    for (; t < threads; ++t) pool.emplace_back(worker, std::ref(sh));
-  } catch (const std::system_error& e) {
-    sh.fail(nullptr);
-    for (auto& started : pool) started.join();
-    throw InputError("--jobs", fmt::format("cannot run {} threads: the system refused to start thread {} ({}); "
-                                           "expected fewer, e.g. -j {}",
-                                           threads, t + 1, e.code().message(), std::max(1, t / 2)));
-  }
-  return pool;
 }
 
 // A block as bytes for another rank (doubles bit for bit) and back.
@@ -236,19 +211,13 @@ void stream_sweep(scenarios::ScenarioTemplate& scenario, const Grid& grid, const
     auto& h = handles.emplace_back();
     for (const auto& v : axis.values) h.push_back(scenario.prepare({axis.key, v}));
   }
-  const int threads =
-      options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = default_threads(options.threads);
   const int64_t block = std::max<int64_t>(1, stream.block_points);
   const int64_t window = stream.window_blocks > 0 ? stream.window_blocks : 4 * int64_t{threads};
   Shared sh(scenario, grid, evaluator, handles, block, window, stream.ranks);
-  std::vector<std::thread> pool = start_workers(sh, threads);
-  try {
-    drain(sh, options, sink);
-  } catch (...) {
-    sh.fail(std::current_exception());
-  }
-  for (auto& t : pool) t.join();
-  if (sh.error) std::rethrow_exception(sh.error);
+  // The workers evaluate blocks; this thread hands them to the sink.
+  run_threads(threads, [&](int) { worker(sh); },
+              {"--jobs", [&](const std::atomic<int>&) { drain(sh, options, sink); }, [&] { sh.halt(); }});
   if (options.progress) options.progress(grid.size(), grid.size());
 }
 

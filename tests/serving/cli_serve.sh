@@ -102,6 +102,7 @@ check serve_bad_file_line 2 "bad.csv:3: input_tokens: 'seven' is not an integer"
 one_line serve_missing_file "$M" serve -s "$S" --requests-file "$tmp/none.csv"
 check serve_split_no_target 2 "^mhcsim: --prefill-replicas: auto picks the split" -- "$M" serve -s "$S" --rate 1 --slo-ttft 2s --prefill-replicas auto --set workload.target_tokens_per_second=0
 one_line serve_split_no_slo "$M" serve -s "$S" --target-rate 5 --prefill-replicas auto
+check serve_jobs_range 2 "^mhcsim: --jobs: 5000 is too large .expected an integer <= 4096" -- "$M" serve -s "$S" --rate 1 --jobs 5000
 check serve_split_word 2 "^mhcsim: --prefill-replicas: 'some' .expected a count >= 0, or auto" -- "$M" serve -s "$S" --rate 1 --prefill-replicas some
 # Sizes past what the simulator resolves or holds: one line, exit 2, never an overflow or a
 # run of weeks (1e-300 requests/s put arrivals where a 50 ms iteration rounds away).

@@ -40,6 +40,7 @@ struct ServeRequest {
   // (`--prefill-replicas auto`); config.replicas and prefill_replicas are then ignored.
   bool split_search = false;
   std::function<void(int64_t done, int64_t total)> progress;  // the split search, once per split
+  int jobs = 0;                                               // the split search's threads (0: one per core)
   bool max_rate = false;                                      // search the highest rate meeting the SLOs at p99
   // The load to size the service for, requests/s (implies max_rate); without it the
   // scenario's workload.target_tokens_per_second.

@@ -27,7 +27,7 @@ inline constexpr ArgumentName kRate{"--rate", "rate"}, kRequests{"--requests", "
     kTokenBudget{"--token-budget", "token_budget"},
     kPrefillTokenBudget{"--prefill-token-budget", "prefill_token_budget"}, kMaxBatch{"--max-batch", "max_batch"},
     kSeed{"--seed", "seed"}, kMaxRate{"--max-rate", "max_rate"}, kTargetRate{"--target-rate", "target_rate"},
-    kTrace{"--trace", "trace"};
+    kTrace{"--trace", "trace"}, kJobs{"--jobs", "jobs"};
 }  // namespace serve_args
 
 // Empty text: the default (for rate, input_tokens, the SLOs and target_rate: none, or the
@@ -44,6 +44,7 @@ struct ServeArguments {
   std::string token_budget = "2048", prefill_token_budget = "16384", max_batch = "0";
   bool chunked_prefill = true;
   std::string seed = "1";
+  std::string jobs = "0";
   bool max_rate = false;
   std::string target_rate;
   std::string trace;
