@@ -197,7 +197,9 @@ const char* capacity_target_name(CapacityTarget target) {
   return kNames.at(static_cast<size_t>(target));
 }
 
-ServeAnswer serve(const Scenario& s, const ServeRequest& r) {
+namespace {
+// serve(), its errors keyed by the CLI's flags.
+ServeAnswer serve_named(const Scenario& s, const ServeRequest& r) {
   using namespace serving;
   check(r);
   if (!r.trace_path.empty())
@@ -329,6 +331,15 @@ ServeAnswer serve(const Scenario& s, const ServeRequest& r) {
     a.runs.push_back(one_run(nullptr));
   }
   return a;
+}
+}  // namespace
+
+ServeAnswer serve(const Scenario& s, const ServeRequest& r) {
+  try {
+    return serve_named(s, r);
+  } catch (const InputError& e) {
+    rethrow_named(e, r.names, serve_args::kAll);
+  }
 }
 
 nlohmann::json to_json(const Scenario& s, const ServeRequest& request, const ServeAnswer& a) {

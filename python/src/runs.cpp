@@ -1,5 +1,5 @@
-// The runs: the pipeline simulator, sweeps over a grid, the validation suite and the serving
-// simulator. Each returns what its CLI verb's --json prints; the GIL is released while it runs.
+// The runs: the pipeline simulator, sweeps over a grid, the layout search, the validation suite
+// and the serving simulator. Each returns what its CLI verb's --json prints; the GIL is released while it runs.
 #include <pybind11/stl.h>
 
 #include <fmt/format.h>
@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "bindings.h"
+#include "mhcsim/api/search.h"
 #include "mhcsim/api/serve_arguments.h"
 #include "mhcsim/api/simulate.h"
 #include "mhcsim/api/validate.h"
@@ -92,6 +93,49 @@ py::object validate_suite(const std::optional<std::string>& dir, const py::objec
   return to_python(doc);
 }
 
+// Job sizes as --gpus reads them: None (the scenario's), N, [A, B, C] or "A-B".
+std::string gpus_text(const py::object& gpus) {
+  if (gpus.is_none()) return "";
+  if (py::isinstance<py::str>(gpus)) return gpus.cast<std::string>();
+  if (py::isinstance<py::int_>(gpus) && !py::isinstance<py::bool_>(gpus)) return py::str(gpus).cast<std::string>();
+  if (py::isinstance<py::list>(gpus) || py::isinstance<py::tuple>(gpus)) {
+    std::string text;
+    for (const auto& g : gpus) {
+      if (!py::isinstance<py::int_>(g) || py::isinstance<py::bool_>(g))
+        throw InputError("gpus", fmt::format("{} is not a GPU count (expected N, [A, B, C] or 'A-B')",
+                                             py::repr(g).cast<std::string>()));
+      text += (text.empty() ? "" : ",") + py::str(g).cast<std::string>();
+    }
+    return text;
+  }
+  throw InputError("gpus", fmt::format("{} (expected N, [A, B, C] or 'A-B')", py::repr(gpus).cast<std::string>()));
+}
+
+py::object run_search(const LoadedScenario& l, const py::object& gpus, const std::string& objective, int64_t top,
+                      const std::optional<int64_t>& global_batch, const std::optional<int64_t>& max_gpus,
+                      double min_headroom_gib, const std::optional<double>& max_cost_usd, bool simulated, int jobs,
+                      int64_t max_sim_ops) {
+  api::SearchRequest r;
+  r.names = api::ArgumentNames::Keywords;
+  r.gpus = gpus_text(gpus);
+  r.objective = objective;
+  r.top = top;
+  r.global_batch = global_batch.value_or(0);
+  r.max_gpus = max_gpus.value_or(0);
+  r.min_headroom_gib = min_headroom_gib;
+  r.max_cost_usd = max_cost_usd.value_or(0);
+  r.simulate = simulated;
+  r.jobs = jobs;
+  r.max_sim_ops = max_sim_ops;
+  scenarios::ScenarioTemplate tpl(l.toml_text, l.file_name, l.overrides);
+  nlohmann::json results;
+  {
+    py::gil_scoped_release release;
+    results = api::search(tpl, l.scenario, r)->results;  // one rank: always the answer
+  }
+  return to_python(results);
+}
+
 // The arguments as the CLI's text, read by the same parser (api/serve_arguments.h), so each
 // has its flag's range and message, named by the keyword.
 std::string text(double x) { return fmt::format("{}", x); }
@@ -156,6 +200,14 @@ void register_runs(py::module_& m) {
         py::arg("max_sim_ops") = sim::kDefaultMaxSimOps,
         "Every point of a grid (`mhcsim sweep`): grid is {key: [values]} or ['key=a,b,c', ...]; one row per point "
         "with the axes, 'feasible', the metrics and 'reason'. jobs=0: all cores.");
+  m.def("search", &run_search, py::arg("scenario"), py::arg("gpus") = py::none(), py::arg("objective") = "tokens_per_s",
+        py::arg("top") = 10, py::arg("global_batch") = py::none(), py::arg("max_gpus") = py::none(),
+        py::arg("min_headroom_gib") = 0.0, py::arg("max_cost_usd") = py::none(), py::arg("simulate") = false,
+        py::arg("jobs") = 0, py::arg("max_sim_ops") = sim::kDefaultMaxSimOps,
+        "The best parallel layouts of a training scenario at its global batch (`mhcsim search`): gpus is N, "
+        "[A, B, C] or 'A-B' (default: the scenario's); objective tokens_per_s, cost_per_token, step_time or "
+        "memory_headroom. A dict: 'top' (rows, best first, each with what separates it from the row above), "
+        "'shipped' (the scenario's own layout), 'pruned' (points cut per reason) and 'pareto'. jobs=0: all cores.");
   m.def("validate", &validate_suite, py::arg("dir") = py::none(), py::arg("overrides") = py::none(),
         py::arg("check") = py::none(),
         "Published training and serving runs against the model (`mhcsim validate`): rows, summary, held-out summary; "

@@ -133,3 +133,28 @@ def test_serve_split_search(data_dir):
     with pytest.raises(mhcsim.Error) as caught:
         mhcsim.serve(s, rate=1.0, prefill_replicas="some")
     assert caught.value.key == "prefill_replicas"
+
+
+# `mhcsim.search` is the CLI's search (api/search.h): the same results, errors named by keyword.
+def test_search_matches_cli(cli_json):
+    s = mhcsim.load()
+    r = mhcsim.search(s, gpus=[256], top=3, objective="step_time", jobs=2)
+    assert r == cli_json("search", "--gpus", "256", "--top", "3", "--objective", "step_time", "-j", "2")
+    assert_rows(r["top"])
+    assert len(r["top"]) == 3 and r["objective"] == "step_time"
+    steps = [row["step_time_s"] for row in r["top"]]
+    assert steps == sorted(steps)
+
+
+@pytest.mark.parametrize("kwargs, key", [
+    ({"top": 0}, "top"),
+    ({"gpus": "x"}, "gpus"),
+    ({"gpus": [8, True]}, "gpus"),
+    ({"objective": "fast"}, "objective"),
+    ({"min_headroom_gib": float("nan")}, "min_headroom_gib"),
+    ({"gpus": 256, "max_gpus": 8}, "max_gpus"),
+])
+def test_search_errors_name_keywords(kwargs, key):
+    with pytest.raises(mhcsim.Error) as caught:
+        mhcsim.search(mhcsim.load(), **kwargs)
+    assert caught.value.key == key

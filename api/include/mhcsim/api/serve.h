@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mhcsim/api/argument_names.h"
 #include "mhcsim/reports/table.h"
 #include "mhcsim/serving/capacity.h"
 #include "mhcsim/serving/config.h"
@@ -19,10 +20,6 @@
 #include "mhcsim/specs.h"
 
 namespace mhcsim::api {
-
-// How errors name serve's arguments: as the CLI's flags (--target-rate) or as the Python
-// module's keywords (target_rate); serve_arguments.h lists both names of each.
-enum class ArgumentNames { Flags, Keywords };
 
 // What `serve` is asked: Poisson arrivals at rate_per_s, or the arrivals of requests_file.
 struct ServeRequest {

@@ -3,17 +3,11 @@
 // module's keyword arguments go through the same parser, so each has one range and one message
 // and an error names the argument the way the caller wrote it (--input-tokens, input_tokens).
 #include <string>
-#include <string_view>
 
+#include "mhcsim/api/argument_names.h"
 #include "mhcsim/api/serve.h"
 
 namespace mhcsim::api {
-
-// One argument's names: the CLI's flag and the Python keyword.
-struct ArgumentName {
-  std::string_view flag, keyword;
-  std::string in(ArgumentNames names) const { return std::string(names == ArgumentNames::Flags ? flag : keyword); }
-};
 
 // Every argument whose name an error may carry (parse_serve_arguments and serve's checks).
 namespace serve_args {
@@ -28,6 +22,12 @@ inline constexpr ArgumentName kRate{"--rate", "rate"}, kRequests{"--requests", "
     kPrefillTokenBudget{"--prefill-token-budget", "prefill_token_budget"}, kMaxBatch{"--max-batch", "max_batch"},
     kSeed{"--seed", "seed"}, kMaxRate{"--max-rate", "max_rate"}, kTargetRate{"--target-rate", "target_rate"},
     kTrace{"--trace", "trace"}, kJobs{"--jobs", "jobs"};
+inline constexpr ArgumentName kAll[] = {kRate,         kRequests,    kRequestsFile,       kInputTokens,
+                                        kOutputTokens, kLengths,     kPrefixHit,          kSloTtft,
+                                        kSloTpot,      kReplicas,    kPrefillReplicas,    kPrefillScenario,
+                                        kRouter,       kTokenBudget, kPrefillTokenBudget, kMaxBatch,
+                                        kSeed,         kMaxRate,     kTargetRate,         kTrace,
+                                        kJobs};
 }  // namespace serve_args
 
 // Empty text: the default (for rate, input_tokens, the SLOs and target_rate: none, or the
