@@ -35,7 +35,7 @@ void run(const SearchVerbOptions& o) {
   Scenario base = tpl.instantiate(std::vector<scenarios::Override>{});
   attach_calibration(base);
   if (!o.output_prefix.empty()) require_output_file(o.output_prefix + ".json", o.force);
-  if (!o.report_dir.empty()) reports::require_report_directory(o.report_dir, o.force);
+  if (!o.report_dir.empty()) reports::require_report_directory(o.report_dir, o.force, "--report");
   auto request = o.request;
   if (sweep::progress_wanted())
     request.progress = [](int64_t done, int64_t total) { sweep::draw_progress(std::cerr, done, total); };

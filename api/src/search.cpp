@@ -22,7 +22,8 @@ void require_in(T value, T lo, T hi, const ArgumentName& a, ArgumentNames names)
   const char* kind = std::is_floating_point_v<T> ? "number" : "integer";
   if constexpr (std::is_floating_point_v<T>)
     if (!std::isfinite(value))
-      throw InputError(a.in(names), fmt::format("{} is not a finite number (expected {} in [{}, {}])", value, kind, lo, hi));
+      throw InputError(a.in(names),
+                       fmt::format("{} is not a finite number (expected {} in [{}, {}])", value, kind, lo, hi));
   if (value < lo || value > hi)
     throw InputError(a.in(names), fmt::format("{} is out of range (expected {} in [{}, {}])", value, kind, lo, hi));
 }
@@ -32,8 +33,8 @@ int64_t parse_gpu_count(const std::string& text, const std::string& whole, const
   const char* end = text.data() + text.size();
   const auto [p, ec] = std::from_chars(text.data(), end, v);
   if (ec != std::errc() || p != end || v < 1 || v > kMaxSearchGpus)
-    throw InputError(name, fmt::format("'{}' is not N, A,B,C or A-B (expected GPU counts in [1, {}])", whole,
-                                       kMaxSearchGpus));
+    throw InputError(
+        name, fmt::format("'{}' is not N, A,B,C or A-B (expected GPU counts in [1, {}])", whole, kMaxSearchGpus));
   return v;
 }
 
@@ -60,8 +61,8 @@ std::vector<int64_t> parse_gpus(const std::string& text, int64_t per_node, const
   }
 }
 
-std::optional<SearchAnswer> search_named(scenarios::ScenarioTemplate& tpl, const Scenario& base,
-                                         const SearchRequest& r, const search::Ranks& ranks) {
+std::optional<SearchAnswer> search_named(scenarios::ScenarioTemplate& tpl, const Scenario& base, const SearchRequest& r,
+                                         const search::Ranks& ranks) {
   const auto names = r.names;
   require_in<int64_t>(r.max_gpus, 0, kMaxSearchGpus, kMaxGpus, names);
   require_in<int64_t>(r.global_batch, 0, kMaxGlobalBatchSeqs, kGlobalBatch, names);
@@ -73,10 +74,9 @@ std::optional<SearchAnswer> search_named(scenarios::ScenarioTemplate& tpl, const
   if (base.workload.mode != WorkloadMode::Train)
     throw InputError("workload.mode", "search plans training runs (expected mode = \"train\")");
   if (r.max_cost_usd > 0 && (base.workload.token_budget <= 0 || base.hardware.price_per_gpu_hour <= 0))
-    throw InputError(kMaxCost.in(names),
-                     fmt::format("needs a token budget and a price (workload.token_budget = {}, "
-                                 "hardware.price_per_gpu_hour = {}; set both with --set)",
-                                 base.workload.token_budget, base.hardware.price_per_gpu_hour));
+    throw InputError(kMaxCost.in(names), fmt::format("needs a token budget and a price (workload.token_budget = {}, "
+                                                     "hardware.price_per_gpu_hour = {}; set both with --set)",
+                                                     base.workload.token_budget, base.hardware.price_per_gpu_hour));
 
   search::SearchOptions so;
   so.objective = search::parse_objective(r.objective);
@@ -104,9 +104,8 @@ std::optional<SearchAnswer> search_named(scenarios::ScenarioTemplate& tpl, const
   std::vector<search::Simulated> simulated;
   if (r.simulate)
     for (const auto& p : a.result.found.top)
-      simulated.push_back(
-          search::simulate(search::confirmed_scenario(tpl, base, p.candidate, so.limits.global_batch_seqs),
-                           r.max_sim_ops));
+      simulated.push_back(search::simulate(
+          search::confirmed_scenario(tpl, base, p.candidate, so.limits.global_batch_seqs), r.max_sim_ops));
   const auto& sizes = a.gpus;
   a.top = search::top_table(
       a.result.found.top,

@@ -3,6 +3,7 @@
 #include "bindings.h"
 #include "mhcsim/api/a2a.h"
 #include "mhcsim/api/bubble.h"
+#include "mhcsim/api/diff.h"
 #include "mhcsim/api/kv.h"
 #include "mhcsim/api/memory.h"
 #include "mhcsim/api/step.h"
@@ -63,6 +64,11 @@ void register_estimates(py::module_& m) {
       },
       py::arg("scenario"), py::arg("tokens") = 0,
       "MoE all-to-all (`mhcsim a2a`) as a dict; tokens per GPU per MoE layer, 0: one micro-batch or the decode batch.");
+  m.def(
+      "diff", [](L a, L b) { return to_python(api::to_json(api::diff_scenarios(a.scenario, b.scenario))); },
+      py::arg("a"), py::arg("b"),
+      "Two scenarios side by side (`mhcsim diff`): {'keys': the keys that differ, 'figures': every step and memory "
+      "figure of a and b with b / a - 1 as 'change'}.");
 }
 
 }  // namespace mhcsim::python

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <variant>
@@ -17,16 +18,23 @@
 #include "mhcsim/error.h"
 #include "mhcsim/threads.h"
 #include "mhcsim/scenarios/template.h"
+#include "mhcsim/reports/document.h"
+#include "mhcsim/sweep/feasibility.h"
+#include "mhcsim/sweep/capacity_report.h"
 #include "mhcsim/sweep/evaluators.h"
 #include "mhcsim/sweep/sweep.h"
 
 namespace mhcsim::python {
 
 namespace {
-py::object simulate(const LoadedScenario& l, const std::optional<std::string>& trace, int64_t max_sim_ops, bool force) {
+void check_max_sim_ops(int64_t max_sim_ops) {
   if (max_sim_ops < 1 || max_sim_ops > sim::kMaxSimOps)
     throw InputError("max_sim_ops",
                      fmt::format("{} is out of range (expected integer in [1, {}])", max_sim_ops, sim::kMaxSimOps));
+}
+
+py::object simulate(const LoadedScenario& l, const std::optional<std::string>& trace, int64_t max_sim_ops, bool force) {
+  check_max_sim_ops(max_sim_ops);
   nlohmann::json doc;
   {
     py::gil_scoped_release release;
@@ -78,6 +86,27 @@ py::object run_sweep(const LoadedScenario& l, const py::object& grid_spec, bool 
     rows = sweep::to_table(result, {}, 0, result.points, "sweep").to_json();
   }
   return to_python(rows);
+}
+
+// The capacity-planning report (`mhcsim report -o DIR`): its files, and why the scenario does
+// not fit its GPUs (None when it fits), which the CLI says with exit code 3 after writing.
+py::object write_report(const LoadedScenario& l, const std::string& output, bool force, int64_t max_sim_ops) {
+  check_max_sim_ops(max_sim_ops);
+  reports::require_report_directory(output, force, "output");  // before the work, not after it
+  std::string does_not_fit;
+  {
+    py::gil_scoped_release release;
+    scenarios::ScenarioTemplate tpl(l.toml_text, l.file_name, l.overrides);
+    reports::write_report(sweep::capacity_report(l.scenario, tpl, max_sim_ops), output, force);
+    does_not_fit = sweep::capacity(l.scenario).infeasible_reason;
+  }
+  const std::filesystem::path dir(output);
+  py::dict out;
+  out["html"] = (dir / "report.html").string();
+  out["markdown"] = (dir / "report.md").string();
+  out["figures"] = (dir / "figures").string();
+  out["does_not_fit"] = does_not_fit.empty() ? py::object(py::none()) : py::str(does_not_fit);
+  return out;
 }
 
 py::object validate_suite(const std::optional<std::string>& dir, const py::object& overrides,
@@ -208,6 +237,11 @@ void register_runs(py::module_& m) {
         "[A, B, C] or 'A-B' (default: the scenario's); objective tokens_per_s, cost_per_token, step_time or "
         "memory_headroom. A dict: 'top' (rows, best first, each with what separates it from the row above), "
         "'shipped' (the scenario's own layout), 'pruned' (points cut per reason) and 'pareto'. jobs=0: all cores.");
+  m.def("report", &write_report, py::arg("scenario"), py::arg("output"), py::arg("force") = false,
+        py::arg("max_sim_ops") = sim::kDefaultMaxSimOps,
+        "Write the capacity-planning report (`mhcsim report -o output`): report.html, report.md and figures/ "
+        "in the directory `output`; force: replace one mhcsim wrote. Returns the paths and 'does_not_fit' (why the "
+        "scenario does not fit its GPUs, or None).");
   m.def("validate", &validate_suite, py::arg("dir") = py::none(), py::arg("overrides") = py::none(),
         py::arg("check") = py::none(),
         "Published training and serving runs against the model (`mhcsim validate`): rows, summary, held-out summary; "

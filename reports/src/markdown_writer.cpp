@@ -75,8 +75,8 @@ std::string to_markdown(const Document& doc, const std::string& figure_dir) {
   return out;
 }
 
-void require_report_directory(const std::filesystem::path& dir, bool force) {
-  require_output_directory(dir, force, "-o", unmarked_report);
+void require_report_directory(const std::filesystem::path& dir, bool force, const char* option) {
+  require_output_directory(dir, force, option, unmarked_report);
 }
 
 void write_report(const Document& doc, const std::filesystem::path& dir, bool force) {

@@ -104,3 +104,13 @@ def test_traffic_and_a2a(train, cli_json):
     assert_flat(a)
     assert a["dispatch_s"] > 0 and math.isfinite(a["combine_s"])
     assert mhcsim.a2a(train, tokens=2 * a["tokens"])["dispatch_s"] > a["dispatch_s"]
+
+
+def test_diff_equals_the_cli(train, cli_json, data_dir):
+    other = os.path.join(data_dir, "mhc_27b_h100.toml")
+    d = mhcsim.diff(train, mhcsim.load(other))
+    assert d == cli_json("diff", train.file, other)
+    changed = {k["key"] for k in d["keys"]}
+    assert "model.layers" in changed and "hardware.gpu" in changed
+    step = next(f for f in d["figures"] if f["figure"] == "step_s")
+    assert step["change"] == pytest.approx(step["b"] / step["a"] - 1)

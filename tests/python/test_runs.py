@@ -158,3 +158,19 @@ def test_search_errors_name_keywords(kwargs, key):
     with pytest.raises(mhcsim.Error) as caught:
         mhcsim.search(mhcsim.load(), **kwargs)
     assert caught.value.key == key
+
+
+def test_report_writes_the_cli_report(tmp_path):
+    out = tmp_path / "report"
+    r = mhcsim.report(mhcsim.load(), str(out))
+    assert r["does_not_fit"] is None
+    html = open(r["html"]).read()
+    assert "<html" in html and "deepseek-v3-train" in html
+    assert os.path.isfile(r["markdown"]) and os.listdir(r["figures"])
+    with pytest.raises(mhcsim.Error) as caught:
+        mhcsim.report(mhcsim.load(), str(out))
+    assert caught.value.key == "output" and "exists" in str(caught.value)
+    assert mhcsim.report(mhcsim.load(), str(out), force=True)["html"] == r["html"]
+    # A scenario that does not fit is reported, and says why.
+    big = mhcsim.load(overrides={"parallel.micro_batches": 256, "workload.micro_batch_seqs": 8})
+    assert "out of memory" in mhcsim.report(big, str(tmp_path / "big"))["does_not_fit"]

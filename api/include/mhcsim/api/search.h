@@ -32,8 +32,8 @@ inline constexpr ArgumentName kGpus{"--gpus", "gpus"}, kMaxGpus{"--max-gpus", "m
     kGlobalBatch{"--global-batch", "global_batch"}, kMinHeadroomGib{"--min-headroom-gib", "min_headroom_gib"},
     kMaxCost{"--max-cost-usd", "max_cost_usd"}, kObjective{"--objective", "objective"}, kTop{"--top", "top"},
     kJobs{"--jobs", "jobs"}, kMaxSimOps{"--max-sim-ops", "max_sim_ops"};
-inline constexpr ArgumentName kAll[] = {kGpus, kMaxGpus, kGlobalBatch, kMinHeadroomGib, kMaxCost,
-                                        kObjective, kTop, kJobs, kMaxSimOps};
+inline constexpr ArgumentName kAll[] = {kGpus,      kMaxGpus, kGlobalBatch, kMinHeadroomGib, kMaxCost,
+                                        kObjective, kTop,     kJobs,        kMaxSimOps};
 }  // namespace search_args
 
 struct SearchRequest {
@@ -58,8 +58,8 @@ struct SearchAnswer {
   // The scenario's own layout, when it runs the same batch on a searched size and fits.
   std::optional<search::Priced> shipped;
   reports::Table top{"", {}};  // the top K, with the simulated figures when asked
-  nlohmann::json inputs;   // the document's inputs
-  nlohmann::json results;  // the document's results (search::to_json)
+  nlohmann::json inputs;       // the document's inputs
+  nlohmann::json results;      // the document's results (search::to_json)
 };
 
 // Checks the request (InputError naming each argument as request.names says), searches over

@@ -44,9 +44,9 @@ std::string to_html(const Document& doc);
 // Figures are referenced as `<figure_dir>/<name>.svg`, relative to the Markdown file.
 std::string to_markdown(const Document& doc, const std::string& figure_dir = "figures");
 
-// Throws InputError("-o", ...) unless `dir` can take a report: new, or with `force` a directory
+// Throws InputError(option, ...) unless `dir` can take a report: new, or with `force` a directory
 // mhcsim wrote (core/atomic_write.h; a report from before the marker file counts too).
-void require_report_directory(const std::filesystem::path& dir, bool force);
+void require_report_directory(const std::filesystem::path& dir, bool force, const char* option = "-o");
 // Writes report.html, report.md, figures/<name>.svg and figures/<name>.csv into `dir` atomically (see
 // write_directory_atomically). Throws std::invalid_argument on a bad figure name.
 void write_report(const Document& doc, const std::filesystem::path& dir, bool force);
