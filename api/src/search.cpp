@@ -132,11 +132,8 @@ std::optional<SearchAnswer> search_named(scenarios::ScenarioTemplate& tpl, const
 
 std::optional<SearchAnswer> search(scenarios::ScenarioTemplate& scenario, const Scenario& base,
                                    const SearchRequest& request, const search::Ranks& ranks) {
-  try {
-    return search_named(scenario, base, request, ranks);
-  } catch (const InputError& e) {
-    rethrow_named(e, request.names, search_args::kAll);
-  }
+  return with_named_errors(request.names, search_args::kAll,
+                           [&] { return search_named(scenario, base, request, ranks); });
 }
 
 }  // namespace mhcsim::api

@@ -335,11 +335,7 @@ ServeAnswer serve_named(const Scenario& s, const ServeRequest& r) {
 }  // namespace
 
 ServeAnswer serve(const Scenario& s, const ServeRequest& r) {
-  try {
-    return serve_named(s, r);
-  } catch (const InputError& e) {
-    rethrow_named(e, r.names, serve_args::kAll);
-  }
+  return with_named_errors(r.names, serve_args::kAll, [&] { return serve_named(s, r); });
 }
 
 nlohmann::json to_json(const Scenario& s, const ServeRequest& request, const ServeAnswer& a) {

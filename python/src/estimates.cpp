@@ -1,11 +1,18 @@
 // The cost model's answers, one function per CLI verb, each the dict or list of rows that the
 // verb's --json prints (api/ builds both).
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "bindings.h"
 #include "mhcsim/api/a2a.h"
 #include "mhcsim/api/bubble.h"
 #include "mhcsim/api/diff.h"
 #include "mhcsim/api/kv.h"
 #include "mhcsim/api/memory.h"
+#include "mhcsim/api/stability.h"
 #include "mhcsim/api/step.h"
 #include "mhcsim/api/traffic.h"
 #include "mhcsim/error.h"
@@ -64,6 +71,33 @@ void register_estimates(py::module_& m) {
       },
       py::arg("scenario"), py::arg("tokens") = 0,
       "MoE all-to-all (`mhcsim a2a`) as a dict; tokens per GPU per MoE layer, 0: one micro-batch or the decode batch.");
+  m.def(
+      "stability",
+      [](L l, int64_t n, int64_t layers, const std::vector<int64_t>& sinkhorn_iters, double noise, int64_t samples,
+         int64_t seed, const std::optional<std::string>& mappings) {
+        api::StabilityRequest r;
+        r.names = api::ArgumentNames::Keywords;
+        r.n = n;
+        r.layers = layers;
+        r.sinkhorn_iters = sinkhorn_iters;
+        r.noise = noise;
+        r.samples = samples;
+        r.seed = seed;
+        r.mappings = mappings.value_or("");
+        nlohmann::json doc;
+        {
+          py::gil_scoped_release release;
+          doc = api::to_json(r, api::stability(l.scenario, r));
+        }
+        return to_python(doc);
+      },
+      py::arg("scenario"), py::arg("n") = 0, py::arg("layers") = 0, py::arg("sinkhorn_iters") = std::vector<int64_t>{},
+      py::arg("noise") = stability::kPaperHcNoise, py::arg("samples") = 1000, py::arg("seed") = 1,
+      py::arg("mappings") = py::none(),
+      "What mHC buys (`mhcsim stability`): the composite residual gain of HC against mHC at each Sinkhorn t_max "
+      "in fp32 and bf16 over depth, for a random model (n, layers, noise, samples, seed; 0: the scenario's) or "
+      "a mappings file (L x n x n, JSON or .npy). A dict; 'variants' holds one row per variant with its 'curve' "
+      "over depth.");
   m.def(
       "diff", [](L a, L b) { return to_python(api::to_json(api::diff_scenarios(a.scenario, b.scenario))); },
       py::arg("a"), py::arg("b"),

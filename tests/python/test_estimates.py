@@ -114,3 +114,25 @@ def test_diff_equals_the_cli(train, cli_json, data_dir):
     assert "model.layers" in changed and "hardware.gpu" in changed
     step = next(f for f in d["figures"] if f["figure"] == "step_s")
     assert step["change"] == pytest.approx(step["b"] / step["a"] - 1)
+
+
+def test_stability_equals_the_cli(cli_json, data_dir):
+    path = os.path.join(data_dir, "mhc_27b_h100.toml")
+    r = mhcsim.stability(mhcsim.load(path), samples=50, sinkhorn_iters=[5, 20])
+    assert r == cli_json("stability", "-s", path, "--samples", "50", "--sinkhorn-iters", "5,20")
+    hc = r["variants"][0]
+    assert hc["mapping"] == "HC" and len(hc["curve"]["forward_gain_median"]) == r["depth_mappings"]
+    # mHC's projection bounds the gain where HC's grows with depth (mHC paper Fig. 3).
+    assert all(v["gain_median"] < 2 for v in r["variants"][1:]) and hc["gain_median"] > 100
+
+
+@pytest.mark.parametrize("kwargs, key", [
+    ({"samples": 0}, "samples"),
+    ({"noise": 11.0}, "noise"),
+    ({"sinkhorn_iters": [0]}, "sinkhorn_iters"),
+    ({"mappings": "stack.npy", "seed": 3}, "mappings"),
+])
+def test_stability_errors_name_keywords(train, kwargs, key):
+    with pytest.raises(mhcsim.Error) as caught:
+        mhcsim.stability(train, **kwargs)
+    assert caught.value.key == key

@@ -23,4 +23,14 @@ struct ArgumentName {
 // under its keyword, anything else is rethrown as it is.
 [[noreturn]] void rethrow_named(const InputError& e, ArgumentNames names, std::span<const ArgumentName> arguments);
 
+// f(), its InputErrors renamed as rethrow_named does.
+template <class F>
+auto with_named_errors(ArgumentNames names, std::span<const ArgumentName> arguments, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const InputError& e) {
+    rethrow_named(e, names, arguments);
+  }
+}
+
 }  // namespace mhcsim::api
