@@ -36,12 +36,12 @@ void check(const StabilityRequest& r) {
     throw InputError(kNoise.in(names),
                      fmt::format("{} is out of range (expected number in [0, {}])", r.noise, kMaxStabilityNoise));
   if (r.samples < 1 || r.samples > kMaxStabilitySamples)
-    throw InputError(kSamples.in(names), fmt::format("{} is out of range (expected integer in [1, {}])", r.samples,
-                                                     kMaxStabilitySamples));
+    throw InputError(kSamples.in(names),
+                     fmt::format("{} is out of range (expected integer in [1, {}])", r.samples, kMaxStabilitySamples));
   if (r.seed < 0) throw InputError(kSeed.in(names), fmt::format("{} is out of range (expected integer >= 0)", r.seed));
   const StabilityRequest defaults;
-  if (!r.mappings.empty() && (r.n != 0 || r.layers != 0 || r.noise != defaults.noise ||
-                              r.samples != defaults.samples || r.seed != defaults.seed))
+  if (!r.mappings.empty() && (r.n != 0 || r.layers != 0 || r.noise != defaults.noise || r.samples != defaults.samples ||
+                              r.seed != defaults.seed))
     throw InputError(kMappings.in(names),
                      fmt::format("a mappings file has its own n and depth and no random model (expected {} without "
                                  "{}, {}, {}, {} or {})",

@@ -174,3 +174,21 @@ def test_report_writes_the_cli_report(tmp_path):
     # A scenario that does not fit is reported, and says why.
     big = mhcsim.load(overrides={"parallel.micro_batches": 256, "workload.micro_batch_seqs": 8})
     assert "out of memory" in mhcsim.report(big, str(tmp_path / "big"))["does_not_fit"]
+
+
+# `mhcsim.compare` is the CLI's compare (api/compare.h): a measured trace against the simulated
+# step of a scenario, or its kernels with their classes.
+def test_compare_matches_cli(cli_json, data_dir):
+    trace = os.path.join(data_dir, "..", "fuzz", "seeds", "trace", "kineto_small.json")
+    r = mhcsim.compare(trace, window="chunk-pair")
+    assert r == cli_json("compare", "--trace", trace, "--window", "chunk-pair")
+    assert_rows(r["rows"])
+    assert r["window_fraction"] == pytest.approx(1 / 120)
+    kernels = mhcsim.compare(trace, list_kernels=True)["kernels"]
+    assert kernels == cli_json("compare", "--trace", trace, "--list-kernels")["kernels"]
+    with pytest.raises(mhcsim.Error) as caught:
+        mhcsim.compare(trace, window="chunk-pair", simulated=trace)
+    assert caught.value.key == "window" and "not simulated" in str(caught.value)
+    with pytest.raises(mhcsim.Error) as caught:
+        mhcsim.compare(trace, rank=5000)
+    assert caught.value.key == "rank"
