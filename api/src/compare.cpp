@@ -19,7 +19,7 @@ constexpr ArgumentName kTrace{"--trace", "trace"}, kSimulated{"--simulated", "si
     kPatterns{"--patterns", "patterns"}, kSteps{"--steps", "steps"}, kWindow{"--window", "window"},
     kRank{"--rank", "rank"}, kMaxSimOps{"--max-sim-ops", "max_sim_ops"},
     kMaxTraceBytes{"--max-trace-bytes", "max_trace_bytes"}, kMaxTraceEvents{"--max-trace-events", "max_trace_events"};
-constexpr ArgumentName kAll[] = {kTrace, kSimulated, kPatterns, kSteps, kWindow,
+constexpr ArgumentName kAll[] = {kTrace, kSimulated, kPatterns,      kSteps,         kWindow,
                                  kRank,  kMaxSimOps, kMaxTraceBytes, kMaxTraceEvents};
 
 constexpr double kPercent = 100.0;  // traces::Comparison keeps errors in percent; JSON has fractions
@@ -132,8 +132,8 @@ CompareAnswer compare_named(const CompareRequest& r, const std::function<Scenari
     throw InputError(name(kRank),
                      fmt::format("{} is out of range (expected integer in [0, {}])", r.rank, kMaxCompareRank));
   if (r.max_sim_ops < 1 || r.max_sim_ops > sim::kMaxSimOps)
-    throw InputError(name(kMaxSimOps), fmt::format("{} is out of range (expected integer in [1, {}])", r.max_sim_ops,
-                                                   sim::kMaxSimOps));
+    throw InputError(name(kMaxSimOps),
+                     fmt::format("{} is out of range (expected integer in [1, {}])", r.max_sim_ops, sim::kMaxSimOps));
   if (r.limits.max_bytes < 1) throw InputError(name(kMaxTraceBytes), "must be >= 1");
   if (r.limits.max_events < 1) throw InputError(name(kMaxTraceEvents), "must be >= 1");
   CompareAnswer a;

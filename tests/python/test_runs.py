@@ -192,3 +192,21 @@ def test_compare_matches_cli(cli_json, data_dir):
     with pytest.raises(mhcsim.Error) as caught:
         mhcsim.compare(trace, rank=5000)
     assert caught.value.key == "rank"
+
+
+# `mhcsim.calibrate` fits a benchmark file as `mhcsim calibrate --from` does; the profile then
+# calibrates a scenario (tests/calib/data: a synthetic H200 run, make_synthetic.py).
+def test_calibrate_writes_the_profile_the_cli_writes(tmp_path, data_dir):
+    bench = os.path.join(data_dir, "..", "tests", "calib", "data", "synthetic_h200.json")
+    out = str(tmp_path / "profile.json")
+    p = mhcsim.calibrate(bench, out)
+    written = json.load(open(out))
+    assert written.pop("written_by").startswith("mhcsim calibrate ") and p == written
+    assert p["catalog_gpu"] == "H200" and 0.6 < p["gemm_efficiency"] < 0.8 and len(p["residuals"]) == 44
+    h200 = mhcsim.load(overrides={"hardware.gpu": "H200"})
+    calibrated = mhcsim.load(overrides={"hardware.gpu": "H200"}, calibration=out)
+    assert mhcsim.step(calibrated)["step_s"] != mhcsim.step(h200)["step_s"]
+    with pytest.raises(mhcsim.Error) as caught:
+        mhcsim.calibrate(bench, out)
+    assert caught.value.key == "output"
+    assert mhcsim.calibrate([bench], out, force=True) == p

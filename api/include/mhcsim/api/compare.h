@@ -37,7 +37,7 @@ struct CompareRequest {
 };
 
 struct CompareAnswer {
-  reports::Table table{"", {}};   // the comparison's rows, or with list_kernels the kernels
+  reports::Table table{"", {}};    // the comparison's rows, or with list_kernels the kernels
   std::vector<std::string> notes;  // the text's closing lines (what was compared, the errors)
   // The simulated scenario, for the document's meta; nullopt with simulated_trace or list_kernels.
   std::optional<Scenario> scenario;
