@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "bindings.h"
+#include "mhcsim/api/hw.h"
 #include "mhcsim/calib/attach.h"
 
 namespace mhcsim::python {
@@ -97,6 +98,14 @@ void register_scenario(py::module_& m) {
       },
       py::arg("toml"), py::arg("overrides") = py::none(), py::arg("name") = "<string>",
       py::arg("calibration") = py::none(), "Load a scenario from TOML text; `name` is the file name errors give.");
+  m.def(
+      "hardware",
+      [](const std::optional<std::string>& hardware_file) {
+        return to_python(api::catalog_rows(scenarios::catalog_entries(hardware_file.value_or(""))));
+      },
+      py::arg("hardware_file") = py::none(),
+      "The hardware catalog (`mhcsim hw`): one row per GPU with its peaks, memory, links, server and price, each "
+      "with its source; hardware_file: a TOML of your own GPUs added to the shipped ones.");
   m.def("default_scenario_path", [] { return scenarios::default_scenario_path().string(); });
   m.def(
       "data_dir", [] { return scenarios::data_dir().string(); }, "The shipped scenarios (MHCSIM_DATA_DIR overrides).");

@@ -136,3 +136,11 @@ def test_stability_errors_name_keywords(train, kwargs, key):
     with pytest.raises(mhcsim.Error) as caught:
         mhcsim.stability(train, **kwargs)
     assert caught.value.key == key
+
+
+def test_hardware_catalog_equals_the_cli(cli_json):
+    rows = mhcsim.hardware()
+    assert rows == cli_json("hw")["rows"]
+    assert_rows(rows)
+    h800 = next(r for r in rows if r["key"] == "H800")
+    assert h800["bf16_tflops"] > 900 and h800["gpus_per_node"] == 8 and h800["source"]
