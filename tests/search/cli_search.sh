@@ -20,6 +20,7 @@ assert d["pareto"]["throughput_vs_gpus"][0]["gpus"] == 256
 assert d["global_batch_seqs"] == 15360
 PY
 check exists 2 "s.json.*exists" -- "$M" search "${S[@]}" -o "$tmp/s"
+check report_names_flag 2 "^mhcsim: --report: .*exists" -- "$M" search "${S[@]}" --report "$tmp"
 check list 0 "on 256,512 GPUs" -- "$M" search -s "$SRC/scenarios/deepseek_v3_train.toml" --gpus 256,512 -j 2 --top 1
 check range 0 "on 256,384,512 GPUs" -- "$M" search -s "$SRC/scenarios/deepseek_v3_train.toml" --gpus 256-520 \
   -j 2 --top 1 --set hardware.gpus_per_node=128
