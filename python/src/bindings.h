@@ -37,5 +37,6 @@ void register_errors(py::module_& m);
 void register_scenario(py::module_& m);
 void register_estimates(py::module_& m);
 void register_runs(py::module_& m);
+void register_measurements(py::module_& m);
 
 }  // namespace mhcsim::python

@@ -12,4 +12,5 @@ PYBIND11_MODULE(mhcsim, m) {
   register_scenario(m);
   register_estimates(m);
   register_runs(m);
+  register_measurements(m);
 }
