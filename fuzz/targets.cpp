@@ -1,14 +1,24 @@
 #include "targets.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdlib>
 #include <sstream>
 #include <string>
 
+#include "mhcsim/calib/bench_json.h"
+#include "mhcsim/calib/calibrate.h"
+#include "mhcsim/calib/profile_json.h"
 #include "mhcsim/cost/memory.h"
 #include "mhcsim/cost/serve.h"
 #include "mhcsim/cost/step.h"
 #include "mhcsim/error.h"
 #include "mhcsim/scenarios/load.h"
+#include "mhcsim/serving/simulate.h"
 #include "mhcsim/sim/simulate.h"
+#include "mhcsim/stability/mappings_file.h"
+#include "mhcsim/stability/study.h"
 #include "mhcsim/traces/classify.h"
 #include "mhcsim/traces/compare.h"
 
@@ -30,6 +40,66 @@ void price(const Scenario& s) {
   sim::check_op_budget(spec, kFuzzMaxSimOps);
   sim::simulate(s);
 }
+
+// The request, profile and mappings readers take a path and open only regular files: the input
+// goes into an in-memory file (memfd), rewritten for each input, named by its /proc/self/fd path.
+std::string memory_file(const uint8_t* data, size_t size) {
+  static const int fd = memfd_create("mhcsim-fuzz", MFD_CLOEXEC);
+  if (fd < 0 || ftruncate(fd, 0) != 0) std::abort();
+  for (size_t done = 0; done < size;) {
+    const ssize_t n = pwrite(fd, data + done, size - done, static_cast<off_t>(done));
+    if (n <= 0) std::abort();
+    done += static_cast<size_t>(n);
+  }
+  return "/proc/self/fd/" + std::to_string(fd);
+}
+
+constexpr int64_t kFuzzRequests = 256;
+constexpr int64_t kFuzzOutputTokens = 4096;
+
+// The first kFuzzRequests requests of a file with at most kFuzzOutputTokens output tokens.
+class FuzzRequests final : public serving::RequestSource {
+ public:
+  explicit FuzzRequests(serving::RequestSource& file) : file_(file) {}
+  std::optional<serving::Request> next() override {
+    if (issued_ == kFuzzRequests) return std::nullopt;
+    auto r = file_.next();
+    while (r && r->output_tokens > kFuzzOutputTokens) r = file_.next();
+    if (r) ++issued_;
+    return r;
+  }
+  std::string describe() const override { return file_.describe(); }
+  std::string file_path() const override { return file_.file_path(); }
+
+ private:
+  serving::RequestSource& file_;
+  int64_t issued_ = 0;
+};
+
+// A small dense model on one GPU: short iterations, and a KV cache of ~2.4M tokens, which the
+// fuzzed prompts can exceed.
+constexpr const char* kServeScenario = R"(name = "fuzz-serve"
+[model]
+name = "dense-1b"
+layers = 16
+hidden = 2048
+vocab = 32000
+attention = "gqa"
+heads = 16
+kv_heads = 4
+head_dim = 128
+ffn_hidden = 8192
+[hardware]
+gpu = "A100"
+gpus = 1
+[precision]
+gemm = "bf16"
+[workload]
+mode = "serve"
+phase = "decode"
+context_len = 1024
+batch_seqs = 32
+)";
 }  // namespace
 
 void scenario_input(const uint8_t* data, size_t size) {
@@ -67,6 +137,40 @@ void trace_input(const uint8_t* data, size_t size) {
     const auto timeline = std::move(builder).finish();
     const auto m = traces::measure(timeline, 0, timeline.ranks);
     traces::compare(m, m);
+  } catch (const InputError&) {}
+}
+
+void requests_input(const uint8_t* data, size_t size) {
+  static const serving::Deployment deployment(scenarios::load_scenario_from_string(kServeScenario, "fuzz-serve.toml"));
+  const std::string path = memory_file(data, size);
+  for (const int64_t prefill_replicas : {0, 1}) {
+    try {
+      serving::RequestFile file(path);
+      FuzzRequests requests(file);
+      serving::ServingConfig config;
+      config.replicas = 2;
+      config.prefill_replicas = prefill_replicas;
+      config.prefix_hit_ratio = 0.5;
+      serving::simulate(deployment, config, requests);
+    } catch (const InputError&) {}
+  }
+}
+
+void calibration_input(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  try {
+    const auto fitted = calib::calibrate({calib::parse_benchmark_json(text, "fuzz.json")});
+    calib::profile_from_json(calib::profile_to_json(fitted.profile), "round-trip.json");
+  } catch (const InputError&) {}
+  try {
+    calib::read_profile(memory_file(data, size));
+  } catch (const InputError&) {}
+}
+
+void mappings_input(const uint8_t* data, size_t size) {
+  try {
+    stability::stack_study(stability::read_mappings_file(memory_file(data, size)),
+                           stability::standard_variants({1, 20}));
   } catch (const InputError&) {}
 }
 

@@ -16,5 +16,16 @@ void scenario_input(const uint8_t* data, size_t size);
 void patterns_input(const uint8_t* data, size_t size);
 // The bytes as a Chrome trace (plain or gzip): read, classify, measure, compare with itself.
 void trace_input(const uint8_t* data, size_t size);
+// The bytes as a request file (CSV or JSONL, told by the first character) streamed into the
+// serving simulator, colocated and disaggregated. The simulator sees at most kFuzzRequests
+// requests and none past kFuzzOutputTokens output tokens (each output token is an iteration);
+// every line up to the last request it sees is parsed and checked.
+void requests_input(const uint8_t* data, size_t size);
+// The bytes as benchmark JSON (Google Benchmark or the NCCL probe), fitted into a calibration
+// profile that goes through its JSON and back; then the bytes as a calibration profile.
+void calibration_input(const uint8_t* data, size_t size);
+// The bytes as an mHC mappings file (read_mappings_file: .npy when they start with its magic,
+// else JSON), then the stability study of the stack.
+void mappings_input(const uint8_t* data, size_t size);
 
 }  // namespace mhcsim::fuzz

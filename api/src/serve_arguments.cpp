@@ -23,8 +23,10 @@ ServeRequest parse_serve_arguments(const ServeArguments& a) {
   else if (a.lengths != "fixed")
     throw InputError(name(kLengths), fmt::format("'{}' (expected fixed or exponential)", a.lengths));
   // A mean of 0: the scenario's workload.context_len.
-  r.input = {kind, a.input_tokens.empty() ? 0.0 : static_cast<double>(parse_count(a.input_tokens, name(kInputTokens)))};
-  r.output = {kind, static_cast<double>(parse_count(a.output_tokens, name(kOutputTokens)))};
+  r.input = {kind, a.input_tokens.empty()
+                       ? 0.0
+                       : static_cast<double>(parse_count(a.input_tokens, name(kInputTokens), 1, kMaxRequestTokens))};
+  r.output = {kind, static_cast<double>(parse_count(a.output_tokens, name(kOutputTokens), 1, kMaxRequestTokens))};
   r.seed = static_cast<uint64_t>(parse_count(a.seed, name(kSeed), 0));
   r.jobs = static_cast<int>(parse_count(a.jobs, name(kJobs), 0, kMaxThreads));
   auto& c = r.config;

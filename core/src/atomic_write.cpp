@@ -143,11 +143,12 @@ void require_output_file(const fs::path& path, bool replace, const char* option,
     throw InputError(
         option, fmt::format("'{}' is {} (expected a regular file to write)", path.string(), detail::type_name(type)));
   if (type == fs::file_type::not_found || type == fs::file_type::none) return;
-  if (!replace) throw InputError(option, fmt::format("'{}' exists (use --force to replace it)", path.string()));
+  const std::string force = detail::force_switch(option);
+  if (!replace) throw InputError(option, fmt::format("'{}' exists (use {} to replace it)", path.string(), force));
   if (owned && !owned(path))
-    throw InputError(option, fmt::format("'{}' was not written by mhcsim: --force replaces only mhcsim's outputs "
+    throw InputError(option, fmt::format("'{}' was not written by mhcsim: {} replaces only mhcsim's outputs "
                                          "(expected another name)",
-                                         path.string()));
+                                         path.string(), force));
 }
 
 OutputBatch::~OutputBatch() {

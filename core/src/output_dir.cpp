@@ -81,7 +81,9 @@ void require_output_directory(const fs::path& dir, bool replace, const char* opt
   if (type == fs::file_type::not_found || type == fs::file_type::none) return;
   if (type != fs::file_type::directory)
     throw InputError(option, fmt::format("'{}' is {} (expected a directory)", dir.string(), detail::type_name(type)));
-  if (!replace) throw InputError(option, fmt::format("'{}' exists (use --force to replace it)", dir.string()));
+  if (!replace)
+    throw InputError(option,
+                     fmt::format("'{}' exists (use {} to replace it)", dir.string(), detail::force_switch(option)));
   if (!written_by_mhcsim(target, owned))
     throw InputError(option, fmt::format("'{}' was not written by mhcsim (it holds no {}): not replacing it "
                                          "(choose another directory, or remove this one yourself)",

@@ -87,6 +87,10 @@ void fault_point(const fs::path& target) {
   if (name && *name && target.filename() == name) ::raise(SIGKILL);
 }
 
+std::string force_switch(std::string_view option) {
+  return option.empty() || option.front() == '-' ? "--force" : "force=True";
+}
+
 std::string type_name(fs::file_type type) {
   switch (type) {
     case fs::file_type::regular:

@@ -4,6 +4,7 @@
 // name the user's path and the OS reason.
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 namespace mhcsim::detail {
 
@@ -28,6 +29,10 @@ void sync_directory(const std::filesystem::path& dir);
 
 // The MHCSIM_FAULT_AFTER_TEMP_WRITE hook (atomic_write.h).
 void fault_point(const std::filesystem::path& target);
+
+// The switch that replaces outputs, named as `option` is: "--force" beside a CLI flag ("-o",
+// "--trace"), "force=True" beside a Python keyword ("output", "trace").
+std::string force_switch(std::string_view option);
 
 // "a regular file", "a directory", "a character device", ... for messages.
 std::string type_name(std::filesystem::file_type type);

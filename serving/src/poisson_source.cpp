@@ -12,7 +12,7 @@ namespace mhcsim::serving {
 
 int64_t LengthDistribution::max_tokens() const {
   const double cap = kind == Kind::Fixed ? mean_tokens : kExponentialClamp * mean_tokens;
-  return std::max<int64_t>(1, std::llround(cap));
+  return std::llround(std::clamp(cap, 1.0, static_cast<double>(kMaxRequestTokens)));
 }
 
 std::string arrival_span_problem(double rate_per_s, int64_t count) {
@@ -31,8 +31,10 @@ PoissonSource::PoissonSource(double rate_per_s, int64_t count, LengthDistributio
   require(count >= 1 && count <= kMaxRequests, "--requests", fmt::format("must be in [1, {}]", kMaxRequests));
   const auto span = arrival_span_problem(rate_per_s, count);
   require(span.empty(), "--rate", span);
-  require(input.mean_tokens >= 1, "--input-tokens", "must be >= 1");
-  require(output.mean_tokens >= 1, "--output-tokens", "must be >= 1");
+  const auto tokens_range = fmt::format("must be in [1, {}]", kMaxRequestTokens);
+  const auto in_range = [](double tokens) { return tokens >= 1 && tokens <= static_cast<double>(kMaxRequestTokens); };
+  require(in_range(input.mean_tokens), "--input-tokens", tokens_range);
+  require(in_range(output.mean_tokens), "--output-tokens", tokens_range);
 }
 
 double PoissonSource::uniform() {
@@ -41,9 +43,9 @@ double PoissonSource::uniform() {
 }
 
 int64_t PoissonSource::draw(const LengthDistribution& d) {
-  if (d.kind == LengthDistribution::Kind::Fixed) return std::max<int64_t>(1, std::llround(d.mean_tokens));
+  if (d.kind == LengthDistribution::Kind::Fixed) return d.max_tokens();
   const double x = -d.mean_tokens * std::log(uniform());
-  return std::clamp<int64_t>(std::llround(x), 1, d.max_tokens());
+  return std::llround(std::clamp(x, 1.0, static_cast<double>(d.max_tokens())));
 }
 
 std::optional<Request> PoissonSource::next() {

@@ -2,14 +2,18 @@
 // file:line and the column.
 #include <algorithm>
 #include <charconv>
+#include <climits>
 #include <cmath>
+#include <limits>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "mhcsim/error.h"
+#include "mhcsim/input_file.h"
 #include "mhcsim/serving/request.h"
 
 namespace mhcsim::serving {
@@ -62,7 +66,7 @@ int64_t parse_tokens(std::string_view text, const char* key, const Where& w) {
   int64_t v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || end != text.data() + text.size() || text.empty())
-    w.fail(key, fmt::format("'{}' is not an integer (expected tokens >= 1)", text));
+    w.fail(key, fmt::format("'{}' is not an integer (expected tokens in [1, {}])", text, kMaxRequestTokens));
   return v;
 }
 
@@ -73,8 +77,9 @@ void check_request(const Request& r, double last_arrival_s, const Where& w) {
   if (r.arrival_s < last_arrival_s)
     w.fail(kArrival, fmt::format("{} is before the previous request's {} (expected arrivals in order)", r.arrival_s,
                                  last_arrival_s));
-  if (r.input_tokens < 1) w.fail(kInput, fmt::format("{} (expected >= 1)", r.input_tokens));
-  if (r.output_tokens < 1) w.fail(kOutput, fmt::format("{} (expected >= 1)", r.output_tokens));
+  for (const auto& [key, tokens] : {std::pair{kInput, r.input_tokens}, std::pair{kOutput, r.output_tokens}})
+    if (tokens < 1 || tokens > kMaxRequestTokens)
+      w.fail(key, fmt::format("{} (expected tokens in [1, {}])", tokens, kMaxRequestTokens));
 }
 
 RequestFile::Columns header_columns(std::string_view line, const Where& w) {
@@ -100,27 +105,29 @@ double json_number(const nlohmann::json& j, const char* key, const Where& w) {
 int64_t json_tokens(const nlohmann::json& j, const char* key, const Where& w) {
   const double v = json_number(j, key, w);
   if (v != std::floor(v) || std::abs(v) > 1e15)
-    w.fail(key, fmt::format("{} is not an integer (expected tokens >= 1)", v));
+    w.fail(key, fmt::format("{} is not an integer (expected tokens in [1, {}])", v, kMaxRequestTokens));
   return static_cast<int64_t>(v);
 }
 }  // namespace
 
-RequestFile::RequestFile(const std::filesystem::path& path) : path_(path), in_(path, std::ios::binary) {
-  if (!in_ || std::filesystem::is_directory(path))
-    throw InputError("--requests-file", "cannot open request file (no such file or not readable)", {path.string(), 0});
+RequestFile::RequestFile(const std::filesystem::path& path)
+    : path_(path),
+      // No size limit: the file is streamed, and memory is bounded by the line cap instead.
+      file_(std::make_unique<InputFile>(path, InputKind{.what = "request file",
+                                                        .max_bytes = std::numeric_limits<uint64_t>::max(),
+                                                        .raise_flag = {},
+                                                        .key = "--requests-file"})) {
   jsonl_ = jsonl_name(path);
   const bool csv = path.extension() == ".csv";
-  // The header (CSV) or the format (no telling extension) is decided by the first content line.
-  const auto start = in_.tellg();
-  const int start_line = line_;
-  const auto first = next_line();
+  // The header (CSV) or the format (no telling extension) is decided by the first content line;
+  // a JSONL one is a request, kept for next().
+  auto first = next_line();
   if (!first)
     throw InputError("--requests-file", "no request in the file (expected a header and requests)", {path.string(), 0});
   if (!csv && !jsonl_) jsonl_ = first->front() == '{';
   if (jsonl_) {
-    in_.clear();
-    in_.seekg(start);
-    line_ = start_line;
+    pending_ = std::move(first);
+    pending_line_ = line_;
     return;
   }
   columns_ = header_columns(*first, Where{path_, line_});
@@ -129,13 +136,29 @@ RequestFile::RequestFile(const std::filesystem::path& path) : path_(path), in_(p
 RequestFile::~RequestFile() = default;
 
 std::optional<std::string> RequestFile::next_line() {
-  std::string line;
-  while (std::getline(in_, line)) {
-    ++line_;
-    const auto t = trim(line);
-    if (t.empty() || t.front() == '#') continue;
-    return std::string(t);
+  if (pending_) {
+    line_ = pending_line_;
+    return std::exchange(pending_, std::nullopt);
   }
+  using traits = std::char_traits<char>;
+  auto& in = *file_->stream().rdbuf();
+  std::string line;
+  for (;;) {
+    line.clear();
+    auto c = in.sbumpc();
+    if (traits::eq_int_type(c, traits::eof())) break;
+    if (line_ == INT_MAX) Where{path_, line_}.fail("line", "more lines than a line number holds (2^31 - 1)");
+    ++line_;
+    for (; !traits::eq_int_type(c, traits::eof()) && traits::to_char_type(c) != '\n'; c = in.sbumpc()) {
+      if (line.size() == kMaxRequestLineBytes)
+        Where{path_, line_}.fail("line", fmt::format("longer than {} (expected one request per line)",
+                                                     format_byte_count(kMaxRequestLineBytes)));
+      line.push_back(traits::to_char_type(c));
+    }
+    const auto t = trim(line);
+    if (!t.empty() && t.front() != '#') return std::string(t);
+  }
+  if (!file_->stream_error().empty()) file_->fail(fmt::format("cannot read request file ({})", file_->stream_error()));
   return std::nullopt;
 }
 

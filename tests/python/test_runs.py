@@ -169,7 +169,8 @@ def test_report_writes_the_cli_report(tmp_path):
     assert os.path.isfile(r["markdown"]) and os.listdir(r["figures"])
     with pytest.raises(mhcsim.Error) as caught:
         mhcsim.report(mhcsim.load(), str(out))
-    assert caught.value.key == "output" and "exists" in str(caught.value)
+    # The message names Python's switch, not the CLI's.
+    assert caught.value.key == "output" and "exists (use force=True to replace it)" in str(caught.value)
     assert mhcsim.report(mhcsim.load(), str(out), force=True)["html"] == r["html"]
     # A scenario that does not fit is reported, and says why.
     big = mhcsim.load(overrides={"parallel.micro_batches": 256, "workload.micro_batch_seqs": 8})
@@ -208,5 +209,5 @@ def test_calibrate_writes_the_profile_the_cli_writes(tmp_path, data_dir):
     assert mhcsim.step(calibrated)["step_s"] != mhcsim.step(h200)["step_s"]
     with pytest.raises(mhcsim.Error) as caught:
         mhcsim.calibrate(bench, out)
-    assert caught.value.key == "output"
+    assert caught.value.key == "output" and "use force=True" in str(caught.value)
     assert mhcsim.calibrate([bench], out, force=True) == p

@@ -62,3 +62,25 @@ TEST_CASE("fuzz corpus: trace inputs raise nothing but InputError") {
   CHECK(files.size() >= 4);
   replay(files, mhcsim::fuzz::trace_input);
 }
+
+TEST_CASE("fuzz corpus: request files raise nothing but InputError") {
+  std::vector<fs::path> files;
+  add_files(files, kSource / "fuzz/seeds/requests");
+  CHECK(files.size() >= 2);
+  replay(files, mhcsim::fuzz::requests_input);
+}
+
+TEST_CASE("fuzz corpus: benchmark JSON and calibration profiles raise nothing but InputError") {
+  std::vector<fs::path> files;
+  add_files(files, kSource / "fuzz/seeds/calibration");
+  add_files(files, kSource / "tests/calib/data", ".json");
+  CHECK(files.size() >= 2);
+  replay(files, mhcsim::fuzz::calibration_input);
+}
+
+TEST_CASE("fuzz corpus: mappings files raise nothing but InputError") {
+  std::vector<fs::path> files;
+  add_files(files, kSource / "fuzz/seeds/mappings");
+  CHECK(files.size() >= 2);
+  replay(files, mhcsim::fuzz::mappings_input);
+}

@@ -62,7 +62,17 @@ TEST_CASE("request file errors name file:line and the column") {
   CHECK_THAT(error("a.csv", header + "0,10,1\n1,ten,1\n"),
              Catch::StartsWith(":3: input_tokens: 'ten' is not an integer"));
   CHECK_THAT(error("a.csv", header + "0,10,1\n1,10.5,1\n"), Catch::StartsWith(":3: input_tokens:"));
-  CHECK_THAT(error("a.csv", header + "0,10,0\n"), Catch::StartsWith(":2: output_tokens: 0 (expected >= 1)"));
+  CHECK_THAT(error("a.csv", header + "0,10,0\n"),
+             Catch::StartsWith(":2: output_tokens: 0 (expected tokens in [1, 1073741824])"));
+  // Past 2^30 tokens: a prompt plus its output would otherwise overflow the simulator's counters.
+  CHECK_THAT(error("a.csv", header + "0,1073741825,1\n"), Catch::StartsWith(":2: input_tokens: 1073741825 (expected"));
+  CHECK_THAT(error("a.csv", header + "0,9223372036854775807,9223372036854775807\n"),
+             Catch::StartsWith(":2: input_tokens: 9223372036854775807 (expected tokens in [1, 1073741824])"));
+  CHECK_THAT(error("a.jsonl", "{\"arrival_s\": 0, \"input_tokens\": 1, \"output_tokens\": 2e9}\n"),
+             Catch::StartsWith(":1: output_tokens: 2000000000 (expected tokens in [1, 1073741824])"));
+  // One line is all the reader holds: a longer one (a file without newlines) is refused.
+  CHECK_THAT(error("a.csv", header + "0,1,1," + std::string(size_t{5} << 20, 'x') + "\n"),
+             Catch::StartsWith(":2: line: longer than 4 MiB"));
   CHECK_THAT(error("a.csv", header + "2,10,1\n1,10,1\n"), Catch::StartsWith(":3: arrival_s: 1 is before"));
   CHECK_THAT(error("a.csv", header + "-1,10,1\n"), Catch::StartsWith(":2: arrival_s:"));
   CHECK_THAT(error("a.csv", header + "1,10\n"), Catch::StartsWith(":2: line: 2 columns"));
@@ -75,6 +85,10 @@ TEST_CASE("request file errors name file:line and the column") {
              Catch::StartsWith(":1: arrival_s: \"0\" is not a number"));
   CHECK_THAT(error("a.csv", "# only a comment\n"), Catch::StartsWith(": --requests-file: no request"));
   CHECK_THROWS_WITH(RequestFile("/nonexistent/requests.csv"), Catch::Contains("cannot open request file"));
+  // Regular files only, as every input file: /dev/zero would be read forever, with no newline.
+  CHECK_THROWS_WITH(RequestFile("/dev/zero"),
+                    Catch::Equals("/dev/zero: --requests-file: cannot open request file (a character device, not a "
+                                  "regular file)"));
 }
 
 TEST_CASE("durations need a unit and must be > 0") {

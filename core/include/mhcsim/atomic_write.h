@@ -45,6 +45,8 @@ std::string with_written_by(std::string_view object, std::string_view verb);
 bool written_by_mhcsim(const std::filesystem::path& path);
 using OwnedFileFn = std::function<bool(const std::filesystem::path&)>;
 
+// `option` names the output as its caller wrote it: a CLI flag ("-o") or a Python keyword
+// ("output"); the messages name the replace switch to match (--force, force=True).
 // Throws InputError(option, ...) unless `path` can be written as a file: not empty, not a
 // directory ("out/"), not a device or FIFO, and not existing unless `replace`; and when
 // replacing, a file mhcsim wrote (`owned`; default written_by_mhcsim).

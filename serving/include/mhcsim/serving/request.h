@@ -4,11 +4,14 @@
 // than the requests in flight (a file is streamed, not loaded).
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <random>
 #include <string>
+
+namespace mhcsim {
+class InputFile;
+}
 
 namespace mhcsim::serving {
 
@@ -19,6 +22,12 @@ namespace mhcsim::serving {
 constexpr double kMaxArrivalSeconds = 1e9;
 // Requests one Poisson run may simulate: ~35 min at bench_serving's ~470k requests/s.
 constexpr int64_t kMaxRequests = 1'000'000'000;
+// Tokens one request may hold (prompt or output, each): a billion, past any context window,
+// and small enough that a prompt plus its output cannot overflow the simulator's counters.
+constexpr int64_t kMaxRequestTokens = int64_t{1} << 30;
+// A request file line: three numbers, or a JSONL object that may carry the prompt text beside
+// them; the reader never holds more than one line.
+constexpr size_t kMaxRequestLineBytes = size_t{4} << 20;
 
 struct Request {
   int64_t id = 0;
@@ -47,7 +56,7 @@ class RequestSource {
 
 // Token lengths drawn per request: a fixed value, or exponential with the given mean (rounded,
 // at least 1, clamped at kExponentialClamp x mean so that one request cannot outgrow any KV
-// cache by chance; the clamp moves the mean by e^-8, 0.03%).
+// cache by chance; the clamp moves the mean by e^-8, 0.03%), never past kMaxRequestTokens.
 struct LengthDistribution {
   enum class Kind { Fixed, Exponential };
   Kind kind = Kind::Fixed;
@@ -84,7 +93,9 @@ class PoissonSource final : public RequestSource {
 // A request file, streamed line by line. CSV: a header naming arrival_s, input_tokens and
 // output_tokens (any order, other columns ignored), then one request per line. JSONL: one object
 // per line with those keys. Blank lines and lines starting with '#' are skipped. Arrivals must
-// not decrease; token counts are integers >= 1. The format is the extension's (.csv, .jsonl /
+// not decrease; token counts are integers in [1, kMaxRequestTokens]. The file is opened as every
+// input file is (mhcsim/input_file.h: regular files only) and lines are capped at
+// kMaxRequestLineBytes, so memory stays bounded whatever the path names. The format is the extension's (.csv, .jsonl /
 // .ndjson / .json), else the first non-blank character's ('{' = JSONL).
 class RequestFile final : public RequestSource {
  public:
@@ -101,7 +112,9 @@ class RequestFile final : public RequestSource {
  private:
   std::optional<std::string> next_line();
   std::filesystem::path path_;
-  std::ifstream in_;
+  std::unique_ptr<InputFile> file_;
+  std::optional<std::string> pending_;  // JSONL: the first line, read to tell the format
+  int pending_line_ = 0;
   bool jsonl_ = false;
   Columns columns_;
   int line_ = 0;
