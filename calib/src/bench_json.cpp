@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mhcsim/error.h"
-#include "json_input.h"
+#include "mhcsim/json_nesting.h"
 #include "mhcsim/input_file.h"
 
 namespace mhcsim::calib {
@@ -200,7 +200,7 @@ BenchFile parse_google_benchmark(const json& doc, const std::string& file_name) 
 }  // namespace
 
 BenchFile parse_benchmark_json(const std::string& text, const std::string& file_name) {
-  const json doc = parse_json_input(text, file_name);
+  const json doc = parse_json_bounded(text, {file_name, 0});
   if (!doc.is_object()) fail(file_name, "", "expected a JSON object (Google Benchmark output)");
   try {
     const bool nccl_probe = doc.contains("rows") && doc["rows"].is_array() && doc.contains("context");

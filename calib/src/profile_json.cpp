@@ -8,7 +8,7 @@
 
 #include "mhcsim/atomic_write.h"
 #include "mhcsim/error.h"
-#include "json_input.h"
+#include "mhcsim/json_nesting.h"
 #include "mhcsim/input_file.h"
 #include "mhcsim/version.h"
 
@@ -168,7 +168,7 @@ CalibrationProfile profile_from_json(const json& doc, const std::string& file) {
 CalibrationProfile read_profile(const std::filesystem::path& path) {
   const std::string text = read_input_file(
       path, {.what = "calibration profile", .max_bytes = kMaxJsonDocumentBytes, .key = "calibration.profile"});
-  return profile_from_json(parse_json_input(text, path.string()), path.string());
+  return profile_from_json(parse_json_bounded(text, {path.string(), 0}), path.string());
 }
 
 void write_profile(const std::filesystem::path& path, const CalibrationProfile& profile) {

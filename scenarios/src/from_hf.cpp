@@ -207,14 +207,7 @@ std::string scenario_name(const std::string& s) {
 }  // namespace
 
 std::string scenario_from_hf(const std::string& json_text, const std::string& file_name, const HfAnswers& a) {
-  json doc;
-  try {
-    doc = parse_json_bounded(json_text, file_name);
-  } catch (const json::parse_error& e) {
-    throw InputError("", json_syntax_error(e.what()), {file_name, 0});
-  } catch (const json::out_of_range&) {
-    throw InputError("", "a number overflows float64", {file_name, 0});
-  }
+  const json doc = parse_json_bounded(json_text, {file_name, 0});
   if (!doc.is_object())
     throw InputError("", fmt::format("expected a JSON object (a Hugging Face config.json), got {}", doc.type_name()),
                      {file_name, 0});

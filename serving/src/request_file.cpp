@@ -14,6 +14,7 @@
 
 #include "mhcsim/error.h"
 #include "mhcsim/input_file.h"
+#include "mhcsim/json_nesting.h"
 #include "mhcsim/serving/request.h"
 
 namespace mhcsim::serving {
@@ -170,14 +171,11 @@ std::optional<Request> RequestFile::next() {
   r.id = issued_;
   r.line = line_;
   if (jsonl_) {
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(*line);
-    } catch (const nlohmann::json::parse_error&) {
-      w.fail("line",
-             "not a JSON object (expected {\"arrival_s\": ..., \"input_tokens\": ..., \"output_tokens\": ...})");
-    }
-    if (!j.is_object()) w.fail("line", "not a JSON object");
+    const nlohmann::json j = parse_json_bounded(*line, {path_.string(), line_}, "line");
+    if (!j.is_object())
+      w.fail("line", fmt::format("{} is not a JSON object (expected {{\"arrival_s\": ..., \"input_tokens\": ..., "
+                                 "\"output_tokens\": ...}})",
+                                 j.type_name()));
     r.arrival_s = json_number(j, kArrival, w);
     r.input_tokens = json_tokens(j, kInput, w);
     r.output_tokens = json_tokens(j, kOutput, w);

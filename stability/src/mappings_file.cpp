@@ -151,15 +151,7 @@ MappingStack parse_mappings_npy(const std::string& bytes, const std::string& fil
 }
 
 MappingStack parse_mappings_json(const std::string& text, const std::string& file) {
-  nlohmann::json doc;
-  try {
-    doc = parse_json_bounded(text, file);
-  } catch (const nlohmann::json::parse_error& e) {
-    // The byte offset only: the library's message would quote the file's text.
-    fail(file, "JSON", fmt::format("malformed at byte {}", e.byte));
-  } catch (const nlohmann::json::out_of_range&) {  // 406: a number beyond float64 (1e400)
-    fail(file, "JSON", "a number overflows float64 (expected finite numbers)");
-  }
+  const nlohmann::json doc = parse_json_bounded(text, {file, 0});
   if (!doc.is_array())
     fail(file, "top level", fmt::format("expected an array of L matrices (L x n x n), got {}", doc.type_name()));
   const auto layers = static_cast<int64_t>(doc.size());

@@ -65,16 +65,18 @@ TEST_CASE("fuzz corpus: trace inputs raise nothing but InputError") {
 
 TEST_CASE("fuzz corpus: request files raise nothing but InputError") {
   std::vector<fs::path> files;
+  add_files(files, kSource / "tests/robustness/corpus/requests");
   add_files(files, kSource / "fuzz/seeds/requests");
-  CHECK(files.size() >= 2);
+  CHECK(files.size() >= 3);
   replay(files, mhcsim::fuzz::requests_input);
 }
 
 TEST_CASE("fuzz corpus: benchmark JSON and calibration profiles raise nothing but InputError") {
   std::vector<fs::path> files;
+  add_files(files, kSource / "tests/robustness/corpus/calibration");
   add_files(files, kSource / "fuzz/seeds/calibration");
   add_files(files, kSource / "tests/calib/data", ".json");
-  CHECK(files.size() >= 2);
+  CHECK(files.size() >= 3);
   replay(files, mhcsim::fuzz::calibration_input);
 }
 

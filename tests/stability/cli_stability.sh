@@ -59,7 +59,7 @@ check npy 0 "good.npy \(60 mappings, n = 4\)" -- "$M" stability -s "$S" --mappin
 
 check bad_element 2 "bad.json: element \[3\]\[1\]\[2\]: expected a number, got string" -- "$M" stability -s "$S" --mappings "$tmp/bad.json"
 check ragged 2 "ragged.json: element \[5\]\[2\]: 2 values, expected 4" -- "$M" stability -s "$S" --mappings "$tmp/ragged.json"
-check broken 2 "broken.json: JSON: malformed at byte" -- "$M" stability -s "$S" --mappings "$tmp/broken.json"
+check broken 2 "broken.json: malformed JSON: parse error at line 1, column 18" -- "$M" stability -s "$S" --mappings "$tmp/broken.json"
 python3 -c 'import sys; sys.stdout.write("[" * (8 << 20))' > "$tmp/deep.json"  # 8 MiB of '['
 run_bounded stability -s "$S" --mappings "$tmp/deep.json"  # refused as it opens, not after ~600 MB
 [[ $rc -eq 2 ]] && grep -q "deep.json: nesting deeper than 64 levels" "$tmp/err" && pass || fail "deep: rc=$rc, $(head -c 200 "$tmp/err")"

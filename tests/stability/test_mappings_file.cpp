@@ -56,13 +56,13 @@ TEST_CASE("mappings file: JSON L x n x n", "[stability][mappings]") {
   CHECK_THAT(error_of([] { parse_mappings_json("[[[1, 0], 7]]", "m.json"); }),
              Equals("m.json: element [0][1]: expected an array of 2 numbers, got number"));
   CHECK_THAT(error_of([] { parse_mappings_json("[[[1e400]]]", "m.json"); }),
-             Equals("m.json: JSON: a number overflows float64 (expected finite numbers)"));
+             Equals("m.json: malformed JSON: a number overflows float64 (expected finite numbers)"));
   CHECK_THAT(error_of([] { parse_mappings_json("{\"a\": 1}", "m.json"); }),
              Equals("m.json: top level: expected an array of L matrices (L x n x n), got object"));
   CHECK_THAT(error_of([] { parse_mappings_json("[]", "m.json"); }), Contains("m.json: top level: no matrices"));
   CHECK_THAT(error_of([] { parse_mappings_json("[[]]", "m.json"); }), Contains("m.json: element [0]: empty matrix"));
   CHECK_THAT(error_of([] { parse_mappings_json("[[[1, 0], [0, 1]", "m.json"); }),
-             Contains("m.json: JSON: malformed at byte "));
+             Contains("m.json: malformed JSON: parse error at line 1, column 17"));
 }
 
 TEST_CASE("mappings file: .npy float32 and float64", "[stability][mappings]") {
