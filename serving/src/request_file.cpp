@@ -128,7 +128,6 @@ RequestFile::RequestFile(const std::filesystem::path& path)
   if (!csv && !jsonl_) jsonl_ = first->front() == '{';
   if (jsonl_) {
     pending_ = std::move(first);
-    pending_line_ = line_;
     return;
   }
   columns_ = header_columns(*first, Where{path_, line_});
@@ -137,10 +136,7 @@ RequestFile::RequestFile(const std::filesystem::path& path)
 RequestFile::~RequestFile() = default;
 
 std::optional<std::string> RequestFile::next_line() {
-  if (pending_) {
-    line_ = pending_line_;
-    return std::exchange(pending_, std::nullopt);
-  }
+  if (pending_) return std::exchange(pending_, std::nullopt);
   using traits = std::char_traits<char>;
   auto& in = *file_->stream().rdbuf();
   std::string line;

@@ -4,7 +4,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
+#include <utility>
 #include <vector>
 
 #include "targets.h"
@@ -38,51 +40,40 @@ const fs::path kSource = MHCSIM_SOURCE_DIR;
 
 }  // namespace
 
-TEST_CASE("fuzz corpus: scenario inputs raise nothing but InputError") {
+// The files of `dirs` (each a folder under the source tree, with an extension or "" for all),
+// at least `at_least` of them, replayed through `target`.
+template <class Target>
+void replay_dirs(Target target, size_t at_least, std::initializer_list<std::pair<const char*, const char*>> dirs) {
   std::vector<fs::path> files;
-  add_files(files, kSource / "tests/robustness/corpus/scenario");
-  add_files(files, kSource / "scenarios", ".toml");
-  CHECK(files.size() >= 4);  // at least the shipped scenarios
-  replay(files, mhcsim::fuzz::scenario_input);
+  for (const auto& [dir, ext] : dirs) add_files(files, kSource / dir, ext);
+  CHECK(files.size() >= at_least);
+  replay(files, target);
+}
+
+TEST_CASE("fuzz corpus: scenario inputs raise nothing but InputError") {
+  // At least the shipped scenarios.
+  replay_dirs(mhcsim::fuzz::scenario_input, 4, {{"tests/robustness/corpus/scenario", ""}, {"scenarios", ".toml"}});
 }
 
 TEST_CASE("fuzz corpus: patterns files raise nothing but InputError") {
-  std::vector<fs::path> files;
-  add_files(files, kSource / "tests/robustness/corpus/patterns");
-  add_files(files, kSource / "fuzz/seeds/patterns");
-  CHECK(files.size() >= 3);
-  replay(files, mhcsim::fuzz::patterns_input);
+  replay_dirs(mhcsim::fuzz::patterns_input, 3, {{"tests/robustness/corpus/patterns", ""}, {"fuzz/seeds/patterns", ""}});
 }
 
 TEST_CASE("fuzz corpus: trace inputs raise nothing but InputError") {
-  std::vector<fs::path> files;
-  add_files(files, kSource / "tests/robustness/corpus/trace");
-  add_files(files, kSource / "fuzz/seeds/trace");
-  add_files(files, kSource / "tests/robustness/inputs");
-  CHECK(files.size() >= 4);
-  replay(files, mhcsim::fuzz::trace_input);
+  replay_dirs(mhcsim::fuzz::trace_input, 4,
+              {{"tests/robustness/corpus/trace", ""}, {"fuzz/seeds/trace", ""}, {"tests/robustness/inputs", ""}});
 }
 
 TEST_CASE("fuzz corpus: request files raise nothing but InputError") {
-  std::vector<fs::path> files;
-  add_files(files, kSource / "tests/robustness/corpus/requests");
-  add_files(files, kSource / "fuzz/seeds/requests");
-  CHECK(files.size() >= 3);
-  replay(files, mhcsim::fuzz::requests_input);
+  replay_dirs(mhcsim::fuzz::requests_input, 3, {{"tests/robustness/corpus/requests", ""}, {"fuzz/seeds/requests", ""}});
 }
 
 TEST_CASE("fuzz corpus: benchmark JSON and calibration profiles raise nothing but InputError") {
-  std::vector<fs::path> files;
-  add_files(files, kSource / "tests/robustness/corpus/calibration");
-  add_files(files, kSource / "fuzz/seeds/calibration");
-  add_files(files, kSource / "tests/calib/data", ".json");
-  CHECK(files.size() >= 3);
-  replay(files, mhcsim::fuzz::calibration_input);
+  replay_dirs(
+      mhcsim::fuzz::calibration_input, 3,
+      {{"tests/robustness/corpus/calibration", ""}, {"fuzz/seeds/calibration", ""}, {"tests/calib/data", ".json"}});
 }
 
 TEST_CASE("fuzz corpus: mappings files raise nothing but InputError") {
-  std::vector<fs::path> files;
-  add_files(files, kSource / "fuzz/seeds/mappings");
-  CHECK(files.size() >= 2);
-  replay(files, mhcsim::fuzz::mappings_input);
+  replay_dirs(mhcsim::fuzz::mappings_input, 2, {{"fuzz/seeds/mappings", ""}});
 }

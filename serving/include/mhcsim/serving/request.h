@@ -95,8 +95,8 @@ class PoissonSource final : public RequestSource {
 // per line with those keys. Blank lines and lines starting with '#' are skipped. Arrivals must
 // not decrease; token counts are integers in [1, kMaxRequestTokens]. The file is opened as every
 // input file is (mhcsim/input_file.h: regular files only) and lines are capped at
-// kMaxRequestLineBytes, so memory stays bounded whatever the path names. The format is the extension's (.csv, .jsonl /
-// .ndjson / .json), else the first non-blank character's ('{' = JSONL).
+// kMaxRequestLineBytes, so memory stays bounded whatever the path names. The format is the
+// extension's (.csv, .jsonl / .ndjson / .json), else the first non-blank character's ('{' = JSONL).
 class RequestFile final : public RequestSource {
  public:
   explicit RequestFile(const std::filesystem::path& path);
@@ -113,8 +113,7 @@ class RequestFile final : public RequestSource {
   std::optional<std::string> next_line();
   std::filesystem::path path_;
   std::unique_ptr<InputFile> file_;
-  std::optional<std::string> pending_;  // JSONL: the first line, read to tell the format
-  int pending_line_ = 0;
+  std::optional<std::string> pending_;  // JSONL: the first line (number line_), read to tell the format
   bool jsonl_ = false;
   Columns columns_;
   int line_ = 0;
