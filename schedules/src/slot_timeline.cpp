@@ -5,14 +5,13 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <utility>
 #include <vector>
 
 namespace mhcsim::schedules {
 namespace {
-
-constexpr double kNotYet = -1.0;  // an output not produced yet (times are >= 0)
 
 void check_price(double seconds) {
   if (!(seconds >= 0) || !std::isfinite(seconds))
@@ -28,11 +27,14 @@ void check_prices(const StageSlotPrices& p) {
 }
 
 // A program flattened for its replay: per rank, its steps in order with every index the replay
-// needs worked out once (a step is a slot, or with explicit communication an action).
+// needs worked out once (a step is a slot, or with explicit communication an action), then all
+// ranks' steps in one order the replay can follow straight through (execution_order).
 // Values: per unit, its forward output (2u) and its backward output (2u + 1); a transfer carries
 // one value to another rank and has its value's index.
 struct Compiled {
-  enum Kind : uint8_t { kCompute, kCommit };
+  // A rank's program has compute steps and commits; the execution order splits each commit
+  // into the launch of its transfers and, once they can be done, its finish.
+  enum Kind : uint8_t { kCompute, kCommit, kLaunch, kFinish };
   // The twelve prices a slot can have: F, B, B_input, W of the middle and the last stage, and
   // the four F&B pairs.
   enum Price : uint8_t { kF, kB = 2, kBInput = 4, kW = 6, kPair = 8 };
@@ -40,7 +42,8 @@ struct Compiled {
     Kind kind = kCompute;
     uint8_t price = 0;          // kCompute: index into the twelve prices
     bool cross[2] = {};         // kCompute: input comes through a transfer
-    int32_t in[2] = {-1, -1};   // kCommit: its transfers, posted[in[0] .. in[1])
+    int32_t rank = 0;           // in the execution order
+    int32_t in[2] = {-1, -1};   // commits: their transfers, posted[in[0] .. in[1])
     int32_t out[2] = {-1, -1};  // kCompute: outputs
   };
   // A transfer a commit launches: the value it carries, and whether this rank sends it.
@@ -50,11 +53,76 @@ struct Compiled {
   };
   Layout layout;
   bool explicit_comm = false;
-  std::vector<Step> steps;
+  std::vector<Step> steps;     // kCompute and kCommit, rank by rank
   std::vector<int32_t> begin;  // per rank, into steps
   std::vector<Posted> posted;
   size_t values = 0;
+  std::vector<Step> order;  // kCompute, kLaunch and kFinish, everything each reads written before
 };
+
+// Which step can run first depends on the program only, never on the prices (a step waits for
+// values being produced, not for times), so the order is worked out once per program by running
+// it without times: each pass runs every rank as far as its inputs allow; a pass that runs
+// nothing before every rank is through is a deadlock (std::logic_error).
+std::vector<Compiled::Step> execution_order(const Compiled& c) {
+  struct Produced {
+    bool ready = false, send_launched = false, recv_launched = false;
+  };
+  std::vector<Produced> values(c.values);
+  const auto arrived = [&](int32_t v, bool cross) {
+    const Produced& x = values[static_cast<size_t>(v)];
+    return x.ready && (!cross || (x.send_launched && x.recv_launched));
+  };
+  const auto ranks = static_cast<size_t>(c.layout.ranks);
+  std::vector<int32_t> next(ranks, 0);
+  std::vector<uint8_t> launched(ranks, 0);
+  std::vector<Compiled::Step> order;
+  order.reserve(c.steps.size() + c.posted.size());
+  const auto emit = [&](Compiled::Step st, Compiled::Kind kind, int32_t rank) {
+    st.kind = kind;
+    st.rank = rank;
+    order.push_back(st);
+  };
+  // Runs rank r's next steps while it can; returns how many ran.
+  const auto advance = [&](int32_t rank) {
+    const auto r = static_cast<size_t>(rank);
+    size_t ran = 0;
+    for (int32_t& i = next[r]; c.begin[r] + i < c.begin[r + 1]; ++i, ++ran) {
+      const Compiled::Step& st = c.steps[static_cast<size_t>(c.begin[r] + i)];
+      if (st.kind == Compiled::kCompute) {
+        for (int k = 0; k < 2; ++k)
+          if (st.in[k] >= 0 && !arrived(st.in[k], st.cross[k])) return ran;
+        for (int32_t v : st.out)
+          if (v >= 0) values[static_cast<size_t>(v)].ready = true;
+        emit(st, Compiled::kCompute, rank);
+        continue;
+      }
+      if (st.in[0] == st.in[1]) continue;  // a commit of nothing holds nobody
+      if (!launched[r]) {
+        for (int32_t t = st.in[0]; t < st.in[1]; ++t) {
+          const Compiled::Posted& x = c.posted[static_cast<size_t>(t)];
+          (x.send ? values[static_cast<size_t>(x.value)].send_launched
+                  : values[static_cast<size_t>(x.value)].recv_launched) = true;
+        }
+        launched[r] = 1;
+        emit(st, Compiled::kLaunch, rank);
+      }
+      for (int32_t t = st.in[0]; t < st.in[1]; ++t)
+        if (!arrived(c.posted[static_cast<size_t>(t)].value, true)) return ran;
+      launched[r] = 0;
+      emit(st, Compiled::kFinish, rank);
+    }
+    return ran;
+  };
+  size_t left = c.steps.size();
+  while (left > 0) {
+    size_t ran = 0;
+    for (int32_t r = 0; r < c.layout.ranks; ++r) ran += advance(r);
+    if (ran == 0) throw std::logic_error("slot_timeline: the schedule's program deadlocks");
+    left -= ran;
+  }
+  return order;
+}
 
 Compiled compile(const Program& p) {
   Compiled c;
@@ -112,6 +180,7 @@ Compiled compile(const Program& p) {
     c.begin.assign(p.begin.begin(), p.begin.end());
     c.steps.reserve(p.slots.size());
     for (const Slot& s : p.slots) c.steps.push_back(slot_step(s));
+    c.order = execution_order(c);
     return c;
   }
   // The posts between two commits become the later commit's range of transfers.
@@ -146,6 +215,7 @@ Compiled compile(const Program& p) {
     }
   }
   c.begin.push_back(static_cast<int32_t>(c.steps.size()));
+  c.order = execution_order(c);
   return c;
 }
 
@@ -163,14 +233,16 @@ const Compiled& cached(const ScheduleSpec& spec) {
   return slot.second;
 }
 
-// Replays a flattened program rank by rank. Without explicit communication an output is at the
-// next hop's rank when its slot ends. With it (the DualPipes), as the reference and the
-// simulator's op graph do: posted sends and receives are launched together at the rank's next
-// commit, a transfer is done once its value is ready and both its sender and its receiver have
-// launched it, and the commit holds the rank until every transfer launched there is done.
+// Replays a flattened program in its execution order. Without explicit communication an output
+// is at the next hop's rank when its slot ends. With it (the DualPipes), as the reference and
+// the simulator's op graph do: posted sends and receives are launched together at the rank's
+// next commit, a transfer is done once its value is ready and both its sender and its receiver
+// have launched it, and the commit holds the rank until every transfer launched there is done.
+// The order guarantees every time read here was written before, so nothing starts unset.
 class Replay {
  public:
-  Replay(const Compiled& c, const StageSlotPrices& prices) : c_(c) {
+  Replay(const Compiled& c, const StageSlotPrices& prices)
+      : c_(c), values_(std::make_unique_for_overwrite<Value[]>(c.values)) {
     const SlotPrices* stage[2] = {&prices.middle, &prices.last};
     for (int k = 0; k < 2; ++k) {
       price_[Compiled::kF + k] = stage[k]->forward_seconds;
@@ -180,104 +252,64 @@ class Replay {
     }
     for (int f = 0; f < 2; ++f)
       for (int b = 0; b < 2; ++b) price_[Compiled::kPair + 2 * f + b] = prices.forward_backward_seconds[f][b];
-    values_.assign(c.values, Value{});
     const auto ranks = static_cast<size_t>(c.layout.ranks);
-    next_.assign(ranks, 0);
     clock_.assign(ranks, 0.0);
-    launched_.assign(ranks, 0);
     t_.busy_seconds.assign(ranks, 0.0);
   }
 
   SlotTimeline run() {
-    // Each pass runs every rank as far as it can; a pass that runs nothing before every rank
-    // is through is a deadlock.
-    size_t left = c_.steps.size();
-    while (left > 0) {
-      size_t ran = 0;
-      for (int32_t r = 0; r < c_.layout.ranks; ++r) ran += advance(r);
-      if (ran == 0) throw std::logic_error("slot_timeline: the schedule's program deadlocks");
-      left -= ran;
+    for (const Compiled::Step& st : c_.order) {
+      const auto r = static_cast<size_t>(st.rank);
+      switch (st.kind) {
+        case Compiled::kCompute:
+          compute(r, st);
+          break;
+        case Compiled::kCommit:  // not in the execution order: split into the two below
+          break;
+        case Compiled::kLaunch:
+          for (int32_t t = st.in[0]; t < st.in[1]; ++t) {
+            const Compiled::Posted& x = c_.posted[static_cast<size_t>(t)];
+            (x.send ? values_[static_cast<size_t>(x.value)].send_launch
+                    : values_[static_cast<size_t>(x.value)].recv_launch) = clock_[r];
+          }
+          break;
+        case Compiled::kFinish:
+          for (int32_t t = st.in[0]; t < st.in[1]; ++t)
+            clock_[r] = std::max(clock_[r], arrival(c_.posted[static_cast<size_t>(t)].value, true));
+          break;
+      }
     }
     t_.makespan_seconds = *std::max_element(clock_.begin(), clock_.end());
     return std::move(t_);
   }
 
  private:
-  // When value v is at the consumer (through its transfer if `cross`), or kNotYet.
+  // When value v is at the consumer (through its transfer if `cross`).
   double arrival(int32_t v, bool cross) const {
     const Value& x = values_[static_cast<size_t>(v)];
-    if (!cross || x.ready == kNotYet) return x.ready;
-    if (x.send_launch == kNotYet || x.recv_launch == kNotYet) return kNotYet;
-    return std::max(x.ready, std::max(x.send_launch, x.recv_launch));
+    return cross ? std::max(x.ready, std::max(x.send_launch, x.recv_launch)) : x.ready;
   }
 
-  bool compute(size_t r, const Compiled::Step& st) {
+  void compute(size_t r, const Compiled::Step& st) {
     double start = clock_[r];
-    for (int k = 0; k < 2; ++k) {
-      if (st.in[k] < 0) continue;
-      const double in = arrival(st.in[k], st.cross[k]);
-      if (in == kNotYet) return false;
-      start = std::max(start, in);
-    }
+    for (int k = 0; k < 2; ++k)
+      if (st.in[k] >= 0) start = std::max(start, arrival(st.in[k], st.cross[k]));
     const double seconds = price_[st.price];
     clock_[r] = start + seconds;
     t_.busy_seconds[r] += seconds;
     for (int32_t v : st.out)
       if (v >= 0) values_[static_cast<size_t>(v)].ready = clock_[r];
-    return true;
-  }
-
-  // A commit: launches its transfers (once), then holds the rank until they are all done.
-  bool commit(size_t r, const Compiled::Step& st) {
-    const Compiled::Posted* first = c_.posted.data() + st.in[0];
-    const Compiled::Posted* end = c_.posted.data() + st.in[1];
-    if (!launched_[r]) {
-      for (const auto* t = first; t != end; ++t)
-        (t->send ? values_[static_cast<size_t>(t->value)].send_launch
-                 : values_[static_cast<size_t>(t->value)].recv_launch) = clock_[r];
-      launched_[r] = 1;
-    }
-    double done = clock_[r];
-    for (const auto* t = first; t != end; ++t) {
-      const double at = arrival(t->value, true);
-      if (at == kNotYet) return false;
-      done = std::max(done, at);
-    }
-    clock_[r] = done;
-    launched_[r] = 0;
-    return true;
-  }
-
-  // Runs rank r's next steps while it can; returns how many ran.
-  size_t advance(int32_t rank) {
-    const auto r = static_cast<size_t>(rank);
-    const int32_t end = c_.begin[r + 1];
-    size_t ran = 0;
-    for (int32_t& i = next_[r]; c_.begin[r] + i < end; ++i, ++ran) {
-      const Compiled::Step& st = c_.steps[static_cast<size_t>(c_.begin[r] + i)];
-      switch (st.kind) {
-        case Compiled::kCompute:
-          if (!compute(r, st)) return ran;
-          break;
-        case Compiled::kCommit:
-          if (!commit(r, st)) return ran;
-          break;
-      }
-    }
-    return ran;
   }
 
   const Compiled& c_;
   std::array<double, 12> price_{};
   struct Value {
-    double ready = kNotYet;        // when it is ready
-    double send_launch = kNotYet;  // when each end launched its transfer
-    double recv_launch = kNotYet;
+    double ready;        // when it is ready
+    double send_launch;  // when each end launched its transfer
+    double recv_launch;
   };
-  std::vector<Value> values_;
-  std::vector<int32_t> next_;      // per rank: its next step
-  std::vector<double> clock_;      // per rank: when it is free
-  std::vector<uint8_t> launched_;  // per rank: its current commit launched, not done
+  std::unique_ptr<Value[]> values_;
+  std::vector<double> clock_;  // per rank: when it is free
   SlotTimeline t_;
 };
 

@@ -55,10 +55,12 @@ SlotTimeline slot_timeline(const Program& program, const StageSlotPrices& prices
 // rank two more F&B slots and every clock the longest such pair, so the timeline runs
 // 2 x ranks micro-batches and extends each rank's idle time from there, exactly
 // (tests/schedules/test_slot_timeline.cpp checks it against whole runs). Each thread keeps the
-// last few programs it generated: a sweep prices thousands of points of one pipeline shape.
-// Its cost grows with ranks squared: measured at 16 / 64 ranks, 0.7 / 14 ms for a new shape
-// (DualPipe; DualPipeV about twice) and 17 / 240 us for a kept one; more than
-// kMaxLeastIdleRanks is refused (std::invalid_argument).
+// last few programs it generated, with the order their steps can run in (which depends on the
+// program, not the prices), so a kept one is replayed in one pass: a sweep prices thousands of
+// points of one pipeline shape. Its cost grows with ranks squared: measured (one core of the
+// 2-core CI machine, DualPipe; DualPipeV about twice) at 16 / 64 ranks, 8 / 145 us for a kept
+// shape, and about 0.1 / 1 ms for a new one; more than kMaxLeastIdleRanks is refused
+// (std::invalid_argument).
 inline constexpr int32_t kMaxLeastIdleRanks = 64;
 double dual_pipe_least_idle_seconds(const ScheduleSpec& spec, const StageSlotPrices& prices);
 
