@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
+#include <filesystem>
 #include <map>
 #include <mutex>
 
@@ -118,17 +120,28 @@ const std::vector<CatalogEntry>& hardware_catalog() {
 }
 
 std::shared_ptr<const std::vector<CatalogEntry>> hardware_file(const std::filesystem::path& path) {
-  // Read once per path for the process: a sweep re-applies hardware.catalog at every point.
+  // Read once per path and version of the file: a sweep re-applies hardware.catalog at every
+  // point, and a long-lived process (a Python session) must see the file as it is now, not as
+  // it was first read, so an entry is read again once the file's size or write time changed.
+  struct Kept {
+    std::filesystem::file_time_type written{};
+    std::uintmax_t bytes = 0;
+    std::shared_ptr<const std::vector<CatalogEntry>> entries;
+  };
   static std::mutex mutex;
-  static std::map<std::string, std::shared_ptr<const std::vector<CatalogEntry>>> cache;
+  static std::map<std::string, Kept> cache;
   const std::lock_guard<std::mutex> lock(mutex);
-  auto& slot = cache[path.string()];
-  if (!slot) {
+  std::error_code time_error, size_error;  // a file not there is read_input_file's to word
+  const auto written = std::filesystem::last_write_time(path, time_error);
+  const auto bytes = std::filesystem::file_size(path, size_error);
+  Kept& kept = cache[path.string()];
+  if (!kept.entries || time_error || size_error || kept.written != written || kept.bytes != bytes) {
     const std::string text = read_input_file(path, {.what = "hardware file", .max_bytes = kMaxHandWrittenInputBytes});
-    slot = std::make_shared<const std::vector<CatalogEntry>>(
-        parse_catalog(parse_scenario_text(text, path.string()), path.string()));
+    kept = {written, bytes,
+            std::make_shared<const std::vector<CatalogEntry>>(
+                parse_catalog(parse_scenario_text(text, path.string()), path.string()))};
   }
-  return slot;
+  return kept.entries;
 }
 
 std::vector<CatalogEntry> catalog_entries(const std::string& hardware_path) {

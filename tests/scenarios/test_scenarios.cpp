@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -214,6 +215,29 @@ TEST_CASE("a hardware file adds and overrides GPUs at run time, relative to its 
   CHECK(catalog_entries("").size() == hardware_catalog().size());
   // Without the file the shipped H800 stands.
   CHECK(load_scenario(kScenarios / "deepseek_v3_train.toml").hardware.gpu.hbm_bytes == 80.0 * (1 << 30));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a hardware file edited while the process runs is read again (a Python session edits it)") {
+  const fs::path dir = fs::temp_directory_path() / "mhcsim_test_hardware_edit";
+  const auto file = write_file(dir, "hw.toml", kHardwareFile);
+  const Scenario before = load_scenario(kScenarios / "deepseek_v3_train.toml",
+                                        {{"hardware.catalog", file.string()}, {"hardware.gpu", "x9"}});
+  CHECK(before.hardware.gpu.bf16_tflops == 500);
+  // Same size, so only the write time tells (set a second on, past any clock's granularity).
+  const auto written = fs::last_write_time(file);
+  std::string edited_text = kHardwareFile;
+  edited_text.replace(edited_text.find("bf16_tflops = 500"), 17, "bf16_tflops = 700");
+  write_file(dir, "hw.toml", edited_text);
+  fs::last_write_time(file, written + std::chrono::seconds(1));
+  const Scenario after = load_scenario(kScenarios / "deepseek_v3_train.toml",
+                                       {{"hardware.catalog", file.string()}, {"hardware.gpu", "x9"}});
+  CHECK(after.hardware.gpu.bf16_tflops == 700);
+  // An unchanged file is not read again: its entries are the very same object.
+  CHECK(hardware_file(file) == hardware_file(file));
+  // Broken after it was read: the error, not the entries kept from before.
+  write_file(dir, "hw.toml", "[gpu.X9]\nname = 1\n");
+  CHECK_THROWS_AS(hardware_file(file), InputError);
   fs::remove_all(dir);
 }
 

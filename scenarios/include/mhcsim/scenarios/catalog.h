@@ -19,8 +19,8 @@ struct CatalogEntry {
 };
 
 const std::vector<CatalogEntry>& hardware_catalog();
-// The [gpu.NAME] entries of a hardware file, read and checked once per path for the process.
-// Throws InputError naming file:line: key.
+// The [gpu.NAME] entries of a hardware file, read and checked once per path and kept until the
+// file's size or write time changes. Throws InputError naming file:line: key.
 std::shared_ptr<const std::vector<CatalogEntry>> hardware_file(const std::filesystem::path& path);
 // What hardware.gpu can name with that hardware file ("" = none): the file's entries, then the
 // shipped ones it does not override (names compared in any case).
