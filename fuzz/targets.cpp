@@ -1,8 +1,11 @@
 #include "targets.h"
 
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <sstream>
 #include <string>
@@ -14,6 +17,7 @@
 #include "mhcsim/cost/serve.h"
 #include "mhcsim/cost/step.h"
 #include "mhcsim/error.h"
+#include "mhcsim/scenarios/catalog.h"
 #include "mhcsim/scenarios/load.h"
 #include "mhcsim/serving/simulate.h"
 #include "mhcsim/sim/simulate.h"
@@ -41,16 +45,23 @@ void price(const Scenario& s) {
   sim::simulate(s);
 }
 
-// The request, profile and mappings readers take a path and open only regular files: the input
-// goes into an in-memory file (memfd), rewritten for each input, named by its /proc/self/fd path.
+// The request, profile, mappings and hardware readers take a path and open only regular files:
+// the input goes into an in-memory file (memfd), rewritten for each input, named by its
+// /proc/self/fd path. Each input gets a write time of its own (a counter), because hardware
+// files are kept until their size or write time changes and the clock's tick is coarser than
+// an input.
 std::string memory_file(const uint8_t* data, size_t size) {
   static const int fd = memfd_create("mhcsim-fuzz", MFD_CLOEXEC);
+  static int64_t inputs = 0;
   if (fd < 0 || ftruncate(fd, 0) != 0) std::abort();
   for (size_t done = 0; done < size;) {
     const ssize_t n = pwrite(fd, data + done, size - done, static_cast<off_t>(done));
     if (n <= 0) std::abort();
     done += static_cast<size_t>(n);
   }
+  ++inputs;
+  const timespec written[2] = {{0, UTIME_OMIT}, {static_cast<time_t>(inputs / 1000000000), inputs % 1000000000}};
+  if (futimens(fd, written) != 0) std::abort();
   return "/proc/self/fd/" + std::to_string(fd);
 }
 
@@ -100,6 +111,43 @@ phase = "decode"
 context_len = 1024
 batch_seqs = 32
 )";
+
+// A small dense model in training, PP 2 with 1F1B, over two servers of most catalog GPUs (TP
+// and DP across the NVLink domain, DP sync across nodes where the file's servers are smaller).
+constexpr const char* kTrainScenario = R"(name = "fuzz-train"
+[model]
+name = "dense-1b"
+layers = 16
+hidden = 2048
+vocab = 32000
+attention = "gqa"
+heads = 16
+kv_heads = 4
+head_dim = 128
+ffn_hidden = 8192
+[hardware]
+gpu = "A100"
+gpus = 16
+[precision]
+gemm = "bf16"
+[parallel]
+tp = 2
+pp = 2
+schedule = "1f1b"
+micro_batches = 8
+[workload]
+mode = "train"
+seq_len = 2048
+micro_batch_seqs = 1
+)";
+
+// GPU names a --set value carries as they are (others would need TOML quoting, and the file's
+// values, not its names, are what the models divide by).
+bool plain_name(const std::string& name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '_' || c == '-' || c == '.';
+  });
+}
 }  // namespace
 
 void scenario_input(const uint8_t* data, size_t size) {
@@ -171,6 +219,25 @@ void mappings_input(const uint8_t* data, size_t size) {
   try {
     stability::stack_study(stability::read_mappings_file(memory_file(data, size)),
                            stability::standard_variants({1, 20}));
+  } catch (const InputError&) {}
+}
+
+void hardware_input(const uint8_t* data, size_t size) {
+  const std::string path = memory_file(data, size);
+  try {
+    const auto entries = scenarios::hardware_file(path);
+    int gpus = 0;
+    for (const auto& e : *entries) {
+      if (!plain_name(e.key)) continue;
+      if (++gpus > 3) break;
+      for (const char* text : {kTrainScenario, kServeScenario}) {
+        try {
+          price(scenarios::load_scenario_from_string(text, "fuzz.toml",
+                                                     {{"hardware.catalog", path}, {"hardware.gpu", e.key}}));
+        } catch (const InputError&) {
+        } catch (const InfeasibleError&) {}
+      }
+    }
   } catch (const InputError&) {}
 }
 

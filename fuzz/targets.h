@@ -27,5 +27,9 @@ void calibration_input(const uint8_t* data, size_t size);
 // The bytes as an mHC mappings file (read_mappings_file: .npy when they start with its magic,
 // else JSON), then the stability study of the stack.
 void mappings_input(const uint8_t* data, size_t size);
+// The bytes as a hardware file (--hardware, [hardware] catalog), then its first three GPUs
+// (plainly named) under a small training and a small serving scenario, priced as
+// scenario_input prices them.
+void hardware_input(const uint8_t* data, size_t size);
 
 }  // namespace mhcsim::fuzz

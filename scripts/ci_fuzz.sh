@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 secs=${1:-${FUZZ_SECONDS:-60}}
 jobs=${FUZZ_BUILD_JOBS:-2}
 cmake --preset fuzz >/dev/null
-cmake --build build/fuzz --target fuzz_scenario fuzz_patterns fuzz_trace fuzz_requests fuzz_calibration fuzz_mappings -j"$jobs"
+cmake --build build/fuzz --target fuzz_scenario fuzz_patterns fuzz_trace fuzz_requests fuzz_calibration fuzz_mappings fuzz_hardware -j"$jobs"
 art=build/fuzz/artifacts; mkdir -p "$art"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 
@@ -38,4 +38,5 @@ run fuzz_trace fuzz/trace.dict fuzz/seeds/trace tests/robustness/inputs tests/ro
 run fuzz_requests fuzz/requests.dict fuzz/seeds/requests tests/robustness/corpus/requests || status=1
 run fuzz_calibration fuzz/calibration.dict fuzz/seeds/calibration tests/calib/data tests/robustness/corpus/calibration || status=1
 run fuzz_mappings fuzz/mappings.dict fuzz/seeds/mappings tests/robustness/corpus/mappings || status=1
+run fuzz_hardware fuzz/hardware.dict scenarios/hardware tests/robustness/corpus/hardware || status=1
 exit $status

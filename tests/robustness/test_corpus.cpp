@@ -74,6 +74,11 @@ TEST_CASE("fuzz corpus: benchmark JSON and calibration profiles raise nothing bu
       {{"tests/robustness/corpus/calibration", ""}, {"fuzz/seeds/calibration", ""}, {"tests/calib/data", ".json"}});
 }
 
+TEST_CASE("fuzz corpus: hardware files raise nothing but InputError") {
+  replay_dirs(mhcsim::fuzz::hardware_input, 1,
+              {{"tests/robustness/corpus/hardware", ""}, {"scenarios/hardware", ".toml"}});
+}
+
 TEST_CASE("fuzz corpus: mappings files raise nothing but InputError") {
   replay_dirs(mhcsim::fuzz::mappings_input, 2, {{"fuzz/seeds/mappings", ""}});
 }
