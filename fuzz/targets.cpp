@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "mhcsim/calib/bench_json.h"
 #include "mhcsim/calib/calibrate.h"
@@ -112,34 +113,12 @@ context_len = 1024
 batch_seqs = 32
 )";
 
-// A small dense model in training, PP 2 with 1F1B, over two servers of most catalog GPUs (TP
-// and DP across the NVLink domain, DP sync across nodes where the file's servers are smaller).
-constexpr const char* kTrainScenario = R"(name = "fuzz-train"
-[model]
-name = "dense-1b"
-layers = 16
-hidden = 2048
-vocab = 32000
-attention = "gqa"
-heads = 16
-kv_heads = 4
-head_dim = 128
-ffn_hidden = 8192
-[hardware]
-gpu = "A100"
-gpus = 16
-[precision]
-gemm = "bf16"
-[parallel]
-tp = 2
-pp = 2
-schedule = "1f1b"
-micro_batches = 8
-[workload]
-mode = "train"
-seq_len = 2048
-micro_batch_seqs = 1
-)";
+// The same model in training, PP 2 with 1F1B, over two servers of most catalog GPUs (TP and DP
+// within the NVLink domain, DP sync across nodes where the file's servers are smaller).
+const std::vector<scenarios::Override> kAsTraining = {
+    {"workload.mode", "train"},   {"hardware.gpus", "16"},           {"parallel.tp", "2"},
+    {"parallel.pp", "2"},         {"parallel.schedule", "1f1b"},     {"parallel.micro_batches", "8"},
+    {"workload.seq_len", "2048"}, {"workload.micro_batch_seqs", "1"}};
 
 // GPU names a --set value carries as they are (others would need TOML quoting, and the file's
 // values, not its names, are what the models divide by).
@@ -230,10 +209,11 @@ void hardware_input(const uint8_t* data, size_t size) {
     for (const auto& e : *entries) {
       if (!plain_name(e.key)) continue;
       if (++gpus > 3) break;
-      for (const char* text : {kTrainScenario, kServeScenario}) {
+      for (const bool training : {true, false}) {
+        std::vector<scenarios::Override> overrides = {{"hardware.catalog", path}, {"hardware.gpu", e.key}};
+        if (training) overrides.insert(overrides.end(), kAsTraining.begin(), kAsTraining.end());
         try {
-          price(scenarios::load_scenario_from_string(text, "fuzz.toml",
-                                                     {{"hardware.catalog", path}, {"hardware.gpu", e.key}}));
+          price(scenarios::load_scenario_from_string(kServeScenario, "fuzz.toml", overrides));
         } catch (const InputError&) {
         } catch (const InfeasibleError&) {}
       }

@@ -28,7 +28,7 @@ void calibration_input(const uint8_t* data, size_t size);
 // else JSON), then the stability study of the stack.
 void mappings_input(const uint8_t* data, size_t size);
 // The bytes as a hardware file (--hardware, [hardware] catalog), then its first three GPUs
-// (plainly named) under a small training and a small serving scenario, priced as
+// (plainly named) under a small model in training and in serving, priced as
 // scenario_input prices them.
 void hardware_input(const uint8_t* data, size_t size);
 
