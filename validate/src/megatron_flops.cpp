@@ -12,11 +12,13 @@ double megatron_flops_per_iteration(const MegatronFlopsInputs& in) {
   const double l = static_cast<double>(in.layers);
   const double h = static_cast<double>(in.hidden);
   const double V = static_cast<double>(in.vocab);
-  // Narayanan et al. SC21, eq. 3: 72 B s l h^2 (1 + s/(6h) + V/(16 l h)); the 72 is 3 passes
-  // (forward, and a backward of twice the forward) x 24 B s l h^2 per forward; full recompute
-  // adds a fourth pass: 96.
-  const double passes_factor = in.full_recompute ? 96.0 : 72.0;
-  return passes_factor * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * l * h));
+  // Per forward, 24 B s l h^2 (1 + s/(6h)) in the layers and 2 B s h V in the logits; the
+  // backward is twice the forward. Full recompute runs the layers' forward once more, not the
+  // logits': 96 B s l h^2 (1 + s/(6h) + V/(16 l h)), SC21's eq. 3. Without it, 72 B s l h^2
+  // (1 + s/(6h) + V/(12 l h)), the model FLOPs of Korthikanti et al. 2022 (appendix) and
+  // Megatron-Core's num_floating_point_operations for this model.
+  const double layer_passes = in.full_recompute ? 4.0 : 3.0;
+  return layer_passes * 24.0 * B * s * l * h * h * (1.0 + s / (6.0 * h)) + 3.0 * 2.0 * B * s * h * V;
 }
 
 int64_t global_batch_seqs(const Scenario& s) {

@@ -2,12 +2,14 @@
 // Model FLOPs of one training iteration as Megatron-LM counts them (Narayanan et al., SC21,
 // "Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM", eq. 3):
 //
-//   F = 72 B s l h^2 (1 + s / (6 h) + V / (16 l h))
+//   F = 96 B s l h^2 (1 + s / (6 h) + V / (16 l h))
 //
 // for a GPT model with l layers, hidden size h, vocabulary V, B sequences of s tokens per
-// iteration, a GeLU MLP of 4h and full attention. With full activation recomputation the paper
-// counts the recomputed forward pass too, and the leading factor is 96 (its Table 1 and the
-// per-GPU teraFLOP/s it reports use 96). Only `mhcsim validate` uses this count: to turn a
+// iteration, a GeLU MLP of 4h and full attention, with full activation recomputation: the
+// paper counts the recomputed forward of the layers too (its Table 1 and the per-GPU teraFLOP/s
+// it reports do). Without recomputation the count is 72 B s l h^2 (1 + s / (6 h) + V / (12 l h))
+// (Korthikanti et al. 2022, appendix; Megatron-Core's num_floating_point_operations for this
+// model): the logits run three passes either way. Only `mhcsim validate` uses this count: to turn a
 // predicted step time into the per-GPU teraFLOP/s the paper publishes, with the paper's own
 // accounting rather than the cost model's FLOP count.
 #include <cstdint>
@@ -22,7 +24,7 @@ struct MegatronFlopsInputs {
   int64_t layers = 0;           // l
   int64_t hidden = 0;           // h
   int64_t vocab = 0;            // V
-  bool full_recompute = false;  // 96 instead of 72
+  bool full_recompute = false;  // the layers' forward counted twice
 };
 
 // Eq. 3, FLOPs per iteration.
