@@ -95,6 +95,13 @@ GemmShape linear(const Ctx& c, double rows, int64_t n, int64_t k, DType dtype) {
 // Megatron's two TP collectives per sublayer: an all-reduce of the sublayer output (or, with
 // sequence parallelism, an all-gather before and a reduce-scatter after of the same total
 // bytes; Korthikanti et al. 2022, sec. 4.2.2). Counted as one all-reduce of the hidden per pass.
+// Megatron's --tp-comm-overlap (Transformer Engine's userbuffers) pipelines the all-gather with
+// the column-parallel GEMM after it and the reduce-scatter with the row-parallel GEMM before
+// it, chunk by chunk, in the forward and in the backward (Wang et al., ASPLOS 2023, "Overlap
+// communication with dependent computation via decomposition"). How much it hides is the
+// scenario's parallel.tp_overlap, at most the sublayer's GEMM time: chunks at either end that
+// cannot overlap, smaller GEMMs and the SMs and HBM the collectives take all leave some exposed,
+// by amounts no source we know publishes.
 Op tp_collective(const Ctx& c, Sublayer part) {
   Op o;
   o.name = c.s.parallel.sequence_parallel ? "tp_allgather_reducescatter" : "tp_allreduce";
@@ -103,6 +110,10 @@ Op tp_collective(const Ctx& c, Sublayer part) {
   o.bytes = c.tokens * d(c.m.hidden) * c.act;
   o.backward_bytes = o.bytes;
   o.tp_collective = true;
+  if (c.s.parallel.tp_overlap > 0) {
+    o.hides = HidesBehind::SublayerGemms;
+    o.hidden_share = c.s.parallel.tp_overlap;
+  }
   return o;
 }
 
@@ -263,7 +274,7 @@ void attention_ops(const Ctx& c, std::vector<Op>& ops) {
     ring.part = A;
     ring.bytes = (d(p.cp) - 1.0) * T * kv_heads * (qk + v) * c.act;
     ring.backward_bytes = 2.0 * ring.bytes;
-    ring.hides_behind_previous = true;
+    ring.hides = HidesBehind::PreviousOp;
     ops.push_back(ring);
   }
   double attn_out_saved = T * heads * v * c.lin;
@@ -533,11 +544,22 @@ OpSeconds op_seconds(const Op& o, const OpRates& r) {
 OpListSeconds price_ops(const std::vector<Op>& ops, const OpRates& r) {
   OpListSeconds out;
   OpSeconds previous;
+  // Per sublayer, its GEMMs' forward and input-gradient time so far (the weight gradients run
+  // apart in the zero-bubble schedules, so the backward's collectives are not hidden by them).
+  std::array<OpSeconds, 2> gemms{};
   for (const auto& o : ops) {
     OpSeconds t = op_seconds(o, r);
-    if (o.hides_behind_previous) {  // only what outlasts the op it overlaps is exposed
-      t.forward = std::max(0.0, t.forward - previous.forward);
-      t.backward_input = std::max(0.0, t.backward_input - previous.backward_input);
+    OpSeconds& part_gemms = gemms[o.part == Sublayer::Attention ? 0 : 1];
+    const OpSeconds* beside = o.hides == HidesBehind::PreviousOp      ? &previous
+                              : o.hides == HidesBehind::SublayerGemms ? &part_gemms
+                                                                      : nullptr;
+    if (beside) {  // of the share that may hide, only what outlasts the compute beside it is exposed
+      t.forward -= std::min(o.hidden_share * t.forward, beside->forward);
+      t.backward_input -= std::min(o.hidden_share * t.backward_input, beside->backward_input);
+    }
+    if (o.kind == OpKind::Gemm) {
+      part_gemms.forward += t.forward;
+      part_gemms.backward_input += t.backward_input;
     }
     previous = t;
     PassSeconds& p = o.part == Sublayer::Attention ? out.attention : out.mlp;

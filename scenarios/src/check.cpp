@@ -93,6 +93,13 @@ void check_model_split(const Scenario& s, const Checker& c) {
             fmt::format("{} attention heads do not split over TP {}", m.heads, p.tp));
   c.require(!p.sequence_parallel || p.tp > 1, "parallel.sequence_parallel",
             "sequence parallelism splits over TP: needs parallel.tp > 1");
+  // Megatron refuses --tp-comm-overlap without --sequence-parallel (its overlap pipelines the
+  // all-gather and reduce-scatter SP puts in place of the all-reduce); the serving step prices
+  // its collectives on the critical path.
+  c.require(p.tp_overlap == 0 || p.sequence_parallel, "parallel.tp_overlap",
+            "overlaps sequence parallelism's all-gather and reduce-scatter: needs parallel.sequence_parallel = true");
+  c.require(p.tp_overlap == 0 || s.workload.mode == WorkloadMode::Train, "parallel.tp_overlap",
+            "prices training steps only (workload.mode = \"train\")");
   // Megatron-Core's causal CP cuts the sequence into 2 x CP chunks and gives rank r chunks r
   // and 2CP-1-r, so every rank gets an equal share of the causal mask's work.
   if (s.workload.mode == WorkloadMode::Train && p.cp > 1)

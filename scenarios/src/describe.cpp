@@ -91,6 +91,7 @@ nlohmann::json to_json(const Scenario& s) {
         {"ep", p.ep},
         {"sequence_parallel", p.sequence_parallel},
         {"flash_attention", p.flash_attention},
+        {"tp_overlap", p.tp_overlap},
         {"max_nodes_per_token", p.max_nodes_per_token},
         {"redundant_experts", p.redundant_experts},
         {"expert_imbalance", p.expert_imbalance},

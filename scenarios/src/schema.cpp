@@ -136,6 +136,7 @@ std::vector<Field<S>> build_schema() {
       int_field<S>("parallel.cp", 1, 1024, [](S& s) -> int64_t& { return s.parallel.cp; }),
       bool_field<S>("parallel.sequence_parallel", [](S& s) -> bool& { return s.parallel.sequence_parallel; }),
       bool_field<S>("parallel.flash_attention", [](S& s) -> bool& { return s.parallel.flash_attention; }),
+      float_field<S>("parallel.tp_overlap", 0, 1, [](S& s) -> double& { return s.parallel.tp_overlap; }),
       int_field<S>("parallel.ep", 1, 65536, [](S& s) -> int64_t& { return s.parallel.ep; }),
       int_field<S>("parallel.max_nodes_per_token", 0, 4096,
                    [](S& s) -> int64_t& { return s.parallel.max_nodes_per_token; }),

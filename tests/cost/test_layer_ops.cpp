@@ -2,14 +2,18 @@
 // et al.'s activation memory (2022, Table 2), and the parallelism keys change what they should.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "mhcsim/cost/chunk_cost.h"
 #include "mhcsim/cost/layer_ops.h"
+#include "mhcsim/error.h"
 #include "mhcsim/scenarios/load.h"
 
 using namespace mhcsim;
 using namespace mhcsim::cost;
+using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
 
 namespace {
@@ -96,7 +100,8 @@ TEST_CASE("context parallelism splits tokens and adds the ring exchange hidden b
   };
   CHECK_THAT(core(two), WithinRel(core(one) / 2, 1e-12));
   bool ring = false;
-  for (const auto& o : layer_ops(two, false)) ring |= o.hides_behind_previous && o.kind == OpKind::Communication;
+  for (const auto& o : layer_ops(two, false))
+    ring |= o.hides == HidesBehind::PreviousOp && o.kind == OpKind::Communication;
   CHECK(ring);
   CHECK(chunk_cost(two, 1).forward_seconds() < chunk_cost(one, 1).forward_seconds());
 }
@@ -107,6 +112,50 @@ TEST_CASE("sequence parallelism shards the norms and dropouts: less memory-bound
   CHECK(sp.kind_seconds[static_cast<size_t>(OpKind::MemoryBound)] <
         tp.kind_seconds[static_cast<size_t>(OpKind::MemoryBound)]);
   CHECK(sp.kind_seconds[static_cast<size_t>(OpKind::Gemm)] == tp.kind_seconds[static_cast<size_t>(OpKind::Gemm)]);
+}
+
+TEST_CASE("TP communication overlap: the share that may hide, up to its sublayer's GEMMs, is hidden") {
+  const std::vector<scenarios::Override> sp = {{"parallel.sequence_parallel", "true"},
+                                               {"parallel.flash_attention", "true"}};
+  const auto plain_scenario = gpt(sp);
+  const auto rates = op_rates(plain_scenario);
+  const auto plain = price_ops(layer_ops(plain_scenario, false), rates).total();
+  const double share = GENERATE(0.25, 0.5, 1.0);
+  auto with = sp;
+  with.push_back({"parallel.tp_overlap", std::to_string(share)});
+  const auto overlapped = gpt(with);
+  // By hand from the ops alone: per sublayer, each pass of the collective less the smaller of
+  // its share and the GEMMs before it in that sublayer (forward; input gradients).
+  double gemm_fwd[2] = {}, gemm_bwd[2] = {}, exposed = 0, whole = 0;
+  for (const auto& o : layer_ops(plain_scenario, false)) {
+    const auto t = op_seconds(o, rates);
+    const int part = o.part == Sublayer::Attention ? 0 : 1;
+    if (o.kind == OpKind::Gemm) gemm_fwd[part] += t.forward, gemm_bwd[part] += t.backward_input;
+    if (!o.tp_collective) continue;
+    whole += t.forward + t.backward_input;
+    exposed += t.forward - std::min(share * t.forward, gemm_fwd[part]) + t.backward_input -
+               std::min(share * t.backward_input, gemm_bwd[part]);
+  }
+  REQUIRE(whole > 0);
+  const auto hidden = price_ops(layer_ops(overlapped, false), rates).total();
+  CHECK_THAT(plain.communication, WithinRel(whole, 1e-12));
+  CHECK_THAT(hidden.communication, WithinRel(exposed, 1e-12));
+  CHECK(hidden.communication < plain.communication);
+  const auto gemm = static_cast<size_t>(OpKind::Gemm);
+  CHECK(hidden.by_kind[gemm] == plain.by_kind[gemm]);
+  CHECK_THAT(plain.forward + plain.backward_input - hidden.forward - hidden.backward_input,
+             WithinRel(whole - exposed, 1e-9));
+}
+
+TEST_CASE("TP communication overlap follows Megatron's rules: sequence parallelism, training") {
+  CHECK_THROWS_WITH(gpt({{"parallel.tp_overlap", "0.5"}}), Catch::Contains("parallel.sequence_parallel"));
+  CHECK_THROWS_AS(gpt({{"parallel.tp_overlap", "0.5"}}), InputError);
+  CHECK_THROWS_AS(gpt({{"parallel.tp_overlap", "1.5"}, {"parallel.sequence_parallel", "true"}}), InputError);
+  CHECK_THROWS_WITH(gpt({{"parallel.tp_overlap", "0.5"},
+                         {"parallel.sequence_parallel", "true"},
+                         {"workload.mode", "serve"},
+                         {"workload.context_len", "2048"}}),
+                    Catch::Contains("training steps only"));
 }
 
 TEST_CASE("expert imbalance scales the routed expert GEMMs and the all-to-all, nothing else") {

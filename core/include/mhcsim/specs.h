@@ -142,12 +142,15 @@ struct ParallelSpec {
   int64_t tp = 1;
   int64_t pp = 1;
   int64_t dp = 1;
-  int64_t cp = 1;                   // context parallel: the sequence split over cp ranks, ring
-                                    // attention passes K/V blocks around them (Megatron-Core CP)
-  bool sequence_parallel = false;   // Megatron SP (Korthikanti et al. 2022): norms/dropout split
-                                    // over TP; all-gather + reduce-scatter replace all-reduce
-  bool flash_attention = true;      // fused attention core (FlashAttention); false = Megatron's
-                                    // unfused QK^T / softmax / dropout / PV with s x s scores in HBM
+  int64_t cp = 1;                  // context parallel: the sequence split over cp ranks, ring
+                                   // attention passes K/V blocks around them (Megatron-Core CP)
+  bool sequence_parallel = false;  // Megatron SP (Korthikanti et al. 2022): norms/dropout split
+                                   // over TP; all-gather + reduce-scatter replace all-reduce
+  bool flash_attention = true;     // fused attention core (FlashAttention); false = Megatron's
+                                   // unfused QK^T / softmax / dropout / PV with s x s scores in HBM
+  // Megatron's --tp-comm-overlap: the share of each sublayer's TP all-gather and reduce-scatter
+  // pipelined with its GEMMs (at most their time); 0 = on the critical path whole (training, SP).
+  double tp_overlap = 0;
   int64_t ep = 1;                   // expert parallel group size (inside the DP x TP ranks)
   int64_t max_nodes_per_token = 0;  // node-limited routing (0 = unlimited)
   int64_t redundant_experts = 0;    // extra replicas of hot experts (DeepSeek-V3 serving: 32)

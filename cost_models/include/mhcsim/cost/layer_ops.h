@@ -26,21 +26,29 @@ const char* to_string(OpKind k);
 
 enum class Sublayer { Attention, Mlp };
 
+// Compute a Communication op runs beside, so that only what outlasts it is exposed.
+enum class HidesBehind {
+  Nothing,
+  PreviousOp,     // CP's K/V ring beside the attention core it feeds
+  SublayerGemms,  // TP collectives, parallel.tp_overlap of them beside their sublayer's GEMMs
+};
+
 struct Op {
   const char* name = "";
   OpKind kind = OpKind::MemoryBound;
   Sublayer part = Sublayer::Attention;
-  GemmShape gemm;                      // Gemm: the forward GEMM
-  bool weight_grad = true;             // Gemm: false for activation x activation GEMMs (unfused attention)
-  double flops = 0;                    // Attention: forward FLOPs
-  double bytes = 0;                    // MemoryBound / Attention: forward HBM bytes; Communication:
-                                       // bytes each rank sends in the forward
-  double backward_bytes = 0;           // MemoryBound / Attention / Communication: backward bytes
-  double saved_bytes = 0;              // activations kept until the backward (after recompute drops)
-  bool recomputed = false;             // replayed inside the backward by the recompute scheme
-  bool mhc_kernel = false;             // MemoryBound: priced at the mHC kernels' (calibrated) rate
-  bool tp_collective = false;          // Communication: a TP all-reduce-equivalent (ring over tp)
-  bool hides_behind_previous = false;  // Communication overlapped with the op before it (CP)
+  GemmShape gemm;                            // Gemm: the forward GEMM
+  bool weight_grad = true;                   // Gemm: false for activation x activation GEMMs (unfused attention)
+  double flops = 0;                          // Attention: forward FLOPs
+  double bytes = 0;                          // MemoryBound / Attention: forward HBM bytes; Communication:
+                                             // bytes each rank sends in the forward
+  double backward_bytes = 0;                 // MemoryBound / Attention / Communication: backward bytes
+  double saved_bytes = 0;                    // activations kept until the backward (after recompute drops)
+  bool recomputed = false;                   // replayed inside the backward by the recompute scheme
+  bool mhc_kernel = false;                   // MemoryBound: priced at the mHC kernels' (calibrated) rate
+  bool tp_collective = false;                // Communication: a TP all-reduce-equivalent (ring over tp)
+  HidesBehind hides = HidesBehind::Nothing;  // Communication: what it overlaps
+  double hidden_share = 1;                   // SublayerGemms: the share of it that may hide
 };
 
 // Tokens of one micro-batch on one GPU's CP rank: micro_batch_seqs x seq_len in training,
