@@ -15,7 +15,7 @@ SourceLocation KeyLocations::at(const std::string& key) const {
   // A key not written is reported at the nearest table that is: a missing published.source
   // points at the [published] header rather than at line 0.
   for (std::string k = key;;) {
-    if (const auto it = where_.find(k); it != where_.end()) return it->second;
+    if (const SourceLocation* where = find(k)) return *where;
     const auto dot = k.rfind('.');
     if (dot == std::string::npos) return {file_, 0};
     k.resize(dot);

@@ -11,12 +11,24 @@ namespace mhcsim::scenarios {
 class KeyLocations {
  public:
   explicit KeyLocations(std::string file) : file_(std::move(file)) {}
+  // The keys of `base` (which must outlive this), under those added here: a sweep point's
+  // --set values over its template's file, without copying the file's keys at every point.
+  static KeyLocations over(const KeyLocations& base) {
+    KeyLocations k(base.file_);
+    k.base_ = &base;
+    return k;
+  }
   void add(const std::string& key, const SourceLocation& where) { where_[key] = where; }
-  bool has(const std::string& key) const { return where_.count(key) != 0; }
+  bool has(const std::string& key) const { return find(key) != nullptr; }
   SourceLocation at(const std::string& key) const;  // file with line 0 when not written
 
  private:
+  const SourceLocation* find(const std::string& key) const {
+    if (const auto it = where_.find(key); it != where_.end()) return &it->second;
+    return base_ ? base_->find(key) : nullptr;
+  }
   std::string file_;
+  const KeyLocations* base_ = nullptr;
   std::map<std::string, SourceLocation> where_;
 };
 

@@ -52,7 +52,7 @@ int ScenarioTemplate::prepare(const Override& o) {
 Scenario ScenarioTemplate::instantiate(const std::vector<int>& prepared) const {
   const auto& schema = scenario_schema();
   std::vector<const toml::node*> nodes = impl_->base_nodes;
-  KeyLocations keys = impl_->keys;
+  auto keys = KeyLocations::over(impl_->keys);
   for (int h : prepared) {
     const auto& [field, node] = impl_->prepared.at(static_cast<size_t>(h));
     nodes[field] = node;
