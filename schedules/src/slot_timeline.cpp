@@ -26,9 +26,9 @@ void check_prices(const StageSlotPrices& p) {
     for (double v : row) check_price(v);
 }
 
-// A program flattened for its replay: per rank, its steps in order with every index the replay
-// needs worked out once (a step is a slot, or with explicit communication an action), then all
-// ranks' steps in one order the replay can follow straight through (execution_order).
+// A program flattened for its replay: every rank's steps (a step is a slot, or with explicit
+// communication an action) with every index the replay needs worked out once, in one order the
+// replay can follow straight through (execution_order).
 // Values: per unit, its forward output (2u) and its backward output (2u + 1); a transfer carries
 // one value to another rank and has its value's index.
 struct Compiled {
@@ -52,19 +52,22 @@ struct Compiled {
     bool send = false;
   };
   Layout layout;
-  bool explicit_comm = false;
-  std::vector<Step> steps;     // kCompute and kCommit, rank by rank
-  std::vector<int32_t> begin;  // per rank, into steps
   std::vector<Posted> posted;
   size_t values = 0;
   std::vector<Step> order;  // kCompute, kLaunch and kFinish, everything each reads written before
+};
+
+// Each rank's steps in program order: kCompute and kCommit.
+struct RankSteps {
+  std::vector<Compiled::Step> steps;
+  std::vector<int32_t> begin;  // per rank, into steps
 };
 
 // Which step can run first depends on the program only, never on the prices (a step waits for
 // values being produced, not for times), so the order is worked out once per program by running
 // it without times: each pass runs every rank as far as its inputs allow; a pass that runs
 // nothing before every rank is through is a deadlock (std::logic_error).
-std::vector<Compiled::Step> execution_order(const Compiled& c) {
+std::vector<Compiled::Step> execution_order(const RankSteps& p, const Compiled& c) {
   struct Produced {
     bool ready = false, send_launched = false, recv_launched = false;
   };
@@ -77,7 +80,7 @@ std::vector<Compiled::Step> execution_order(const Compiled& c) {
   std::vector<int32_t> next(ranks, 0);
   std::vector<uint8_t> launched(ranks, 0);
   std::vector<Compiled::Step> order;
-  order.reserve(c.steps.size() + c.posted.size());
+  order.reserve(p.steps.size() + c.posted.size());
   const auto emit = [&](Compiled::Step st, Compiled::Kind kind, int32_t rank) {
     st.kind = kind;
     st.rank = rank;
@@ -87,8 +90,8 @@ std::vector<Compiled::Step> execution_order(const Compiled& c) {
   const auto advance = [&](int32_t rank) {
     const auto r = static_cast<size_t>(rank);
     size_t ran = 0;
-    for (int32_t& i = next[r]; c.begin[r] + i < c.begin[r + 1]; ++i, ++ran) {
-      const Compiled::Step& st = c.steps[static_cast<size_t>(c.begin[r] + i)];
+    for (int32_t& i = next[r]; p.begin[r] + i < p.begin[r + 1]; ++i, ++ran) {
+      const Compiled::Step& st = p.steps[static_cast<size_t>(p.begin[r] + i)];
       if (st.kind == Compiled::kCompute) {
         for (int k = 0; k < 2; ++k)
           if (st.in[k] >= 0 && !arrived(st.in[k], st.cross[k])) return ran;
@@ -114,7 +117,7 @@ std::vector<Compiled::Step> execution_order(const Compiled& c) {
     }
     return ran;
   };
-  size_t left = c.steps.size();
+  size_t left = p.steps.size();
   while (left > 0) {
     size_t ran = 0;
     for (int32_t r = 0; r < c.layout.ranks; ++r) ran += advance(r);
@@ -128,7 +131,8 @@ Compiled compile(const Program& p) {
   Compiled c;
   const Layout& l = p.layout;
   c.layout = l;
-  c.explicit_comm = p.explicit_comm();
+  const bool explicit_comm = p.explicit_comm();
+  RankSteps ranks;
   c.values = 2 * static_cast<size_t>(l.micro_batches) * static_cast<size_t>(l.hops);
   if (c.values > static_cast<size_t>(INT32_MAX))
     throw std::invalid_argument("slot_timeline: more micro-batches x hops than 32-bit indices hold");
@@ -145,7 +149,7 @@ Compiled compile(const Program& p) {
     }
     const int32_t from = forward ? hop - 1 : hop + 1;
     st.in[k] = value(forward, mb, from);
-    st.cross[k] = c.explicit_comm && l.rank_of(mb, from) != l.rank_of(mb, hop);
+    st.cross[k] = explicit_comm && l.rank_of(mb, from) != l.rank_of(mb, hop);
   };
   const auto slot_step = [&](const Slot& s) {
     Compiled::Step st;
@@ -176,17 +180,17 @@ Compiled compile(const Program& p) {
     }
     return st;
   };
-  if (!c.explicit_comm) {
-    c.begin.assign(p.begin.begin(), p.begin.end());
-    c.steps.reserve(p.slots.size());
-    for (const Slot& s : p.slots) c.steps.push_back(slot_step(s));
-    c.order = execution_order(c);
+  if (!explicit_comm) {
+    ranks.begin.assign(p.begin.begin(), p.begin.end());
+    ranks.steps.reserve(p.slots.size());
+    for (const Slot& s : p.slots) ranks.steps.push_back(slot_step(s));
+    c.order = execution_order(ranks, c);
     return c;
   }
   // The posts between two commits become the later commit's range of transfers.
-  c.begin.reserve(p.action_begin.size());
+  ranks.begin.reserve(p.action_begin.size());
   for (int32_t r = 0; r < l.ranks; ++r) {
-    c.begin.push_back(static_cast<int32_t>(c.steps.size()));
+    ranks.begin.push_back(static_cast<int32_t>(ranks.steps.size()));
     const auto first = static_cast<size_t>(p.action_begin[static_cast<size_t>(r)]);
     const auto end = static_cast<size_t>(p.action_begin[static_cast<size_t>(r) + 1]);
     auto open = static_cast<int32_t>(c.posted.size());
@@ -195,7 +199,7 @@ Compiled compile(const Program& p) {
       const bool activation = a.data == Data::Activation;
       switch (a.kind) {
         case ActionKind::Compute:
-          c.steps.push_back(slot_step(p.slots[static_cast<size_t>(a.slot)]));
+          ranks.steps.push_back(slot_step(p.slots[static_cast<size_t>(a.slot)]));
           break;
         case ActionKind::PostSend:  // (mb, hop) is the producer
           c.posted.push_back({value(activation, a.mb, a.hop), true});
@@ -208,14 +212,14 @@ Compiled compile(const Program& p) {
           st.kind = Compiled::kCommit;
           st.in[0] = open;
           st.in[1] = open = static_cast<int32_t>(c.posted.size());
-          c.steps.push_back(st);
+          ranks.steps.push_back(st);
           break;
         }
       }
     }
   }
-  c.begin.push_back(static_cast<int32_t>(c.steps.size()));
-  c.order = execution_order(c);
+  ranks.begin.push_back(static_cast<int32_t>(ranks.steps.size()));
+  c.order = execution_order(ranks, c);
   return c;
 }
 
@@ -226,7 +230,7 @@ const Compiled& cached(const ScheduleSpec& spec) {
   thread_local std::array<std::pair<ScheduleSpec, Compiled>, kKept> kept{};
   thread_local size_t oldest = 0;
   for (const auto& [s, c] : kept)
-    if (s == spec && !c.begin.empty()) return c;
+    if (s == spec && !c.order.empty()) return c;
   auto& slot = kept[oldest];
   oldest = (oldest + 1) % kKept;
   slot = {spec, compile(generate_program(spec))};
