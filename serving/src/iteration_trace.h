@@ -1,7 +1,8 @@
 #pragma once
 // Chrome trace of the iterations (Perfetto / chrome://tracing): one pid per traced replica, one
-// complete event per iteration with its batch shape. Written as the run goes, so a trace costs
-// no memory; the first `max_replicas` replicas of each pool are traced.
+// complete event per iteration with its batch shape, and counter tracks of the KV blocks in use
+// and of the batch (decode sequences, prefill tokens) over time. Written as the run goes, so a
+// trace costs no memory; the first `max_replicas` replicas of each pool are traced.
 #include <cstdint>
 #include <iosfwd>
 #include <string>

@@ -217,7 +217,7 @@ TEST_CASE("a KV cache too small for one request is an error naming where") {
   }
 }
 
-TEST_CASE("Chrome trace: one complete event per iteration of the traced replicas") {
+TEST_CASE("Chrome trace: one complete event per iteration of the traced replicas, KV and batch counters") {
   std::ostringstream out;
   ServingConfig c;
   c.replicas = 2;
@@ -225,13 +225,24 @@ TEST_CASE("Chrome trace: one complete event per iteration of the traced replicas
   PoissonSource source(2.0, 200, fixed(500), fixed(50), 3);
   const auto r = simulate(deepseek(), c, source);
   const auto doc = nlohmann::json::parse(out.str());
-  int64_t complete = 0, names = 0;
+  int64_t complete = 0, names = 0, kv = 0, batch = 0;
+  int64_t most_blocks = 0;
   for (const auto& e : doc["traceEvents"]) {
     complete += e["ph"] == "X";
     names += e["ph"] == "M";
+    if (e["ph"] != "C") continue;
+    if (e["name"] == "KV cache blocks used") {
+      ++kv;
+      most_blocks = std::max(most_blocks, e["args"]["blocks"].get<int64_t>());
+    }
+    batch += e["name"] == "batch";
   }
   CHECK(complete == r.iterations);
   CHECK(names == 2);
+  // One of each counter per iteration; the KV track shows the cache in use.
+  CHECK(kv == r.iterations);
+  CHECK(batch == r.iterations);
+  CHECK(most_blocks > 0);
 }
 
 TEST_CASE("bad configurations are errors naming the option") {
