@@ -258,6 +258,9 @@ void apply(const Candidate& c, Scenario& s) {
   p.virtual_stages = c.virtual_stages;
   p.micro_batches = c.micro_batches;
   p.sequence_parallel = c.sequence_parallel;
+  // The scenario's TP overlap pipelines SP's all-gather and reduce-scatter; a layout without SP
+  // has none to overlap (Megatron refuses the pair), so its collectives run exposed.
+  if (!c.sequence_parallel) p.tp_overlap = 0;
   p.zero_stage = c.zero_stage;
   p.activation_recompute = c.recompute;
   p.recompute_mhc = c.mhc_block != kMhcRecomputeOff;
@@ -285,6 +288,7 @@ std::vector<KeyValue> overrides(const Candidate& c, int64_t global_batch_seqs) {
       {"parallel.recompute_mhc", c.mhc_block != kMhcRecomputeOff ? "true" : "false"},
       {"parallel.mhc_recompute_block", std::to_string(std::max<int64_t>(c.mhc_block, 0))},
   };
+  if (!c.sequence_parallel) o.push_back({"parallel.tp_overlap", "0"});  // as apply() sets it
   return o;
 }
 

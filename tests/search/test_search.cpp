@@ -9,6 +9,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "mhcsim/cost/step.h"
 #include "mhcsim/error.h"
 #include "mhcsim/scenarios/load.h"
 #include "mhcsim/scenarios/template.h"
@@ -277,4 +278,32 @@ TEST_CASE("search: a partial survives the trip through JSON that MPI ranks send 
     CHECK(differences(back.top[i].candidate, p.top[i].candidate) == "same");
   }
   CHECK(back.memory_front.size() == p.memory_front.size());
+}
+
+TEST_CASE("search: a layout without SP prices its TP collectives exposed, as its overrides say") {
+  // The scenario overlaps TP communication (SP on); the walk also tries SP off at TP 8, which
+  // has nothing to overlap: apply() and the pasted overrides must give the same scenario.
+  const std::string file = "validation/megatron_core_h100_32b.toml";
+  const std::vector<scenarios::Override> half = {{"parallel.tp_overlap", "0.5"}};
+  scenarios::ScenarioTemplate tpl(text_of(file), file);
+  const Scenario base = tpl.instantiate(half);
+  REQUIRE(base.parallel.sequence_parallel);
+  Candidate c;
+  c.gpus = base.hardware.gpus;
+  c.tp = 8, c.cp = 1, c.pp = 1, c.ep = 1, c.dp = base.parallel.dp;
+  c.schedule = Schedule::OneF1B, c.virtual_stages = 1;
+  c.micro_batch_seqs = 1, c.micro_batches = base.parallel.micro_batches;
+  c.zero_stage = 1, c.recompute = ActivationRecompute::None;
+  for (const bool sp : {true, false}) {
+    INFO("sequence parallel " << sp);
+    c.sequence_parallel = sp;
+    Scenario applied = base;
+    apply(c, applied);
+    std::vector<scenarios::Override> o = half;
+    for (const auto& kv : overrides(c, scenario_global_batch(base))) o.push_back({kv.key, kv.value});
+    const Scenario pasted = tpl.instantiate(o);
+    CHECK(applied.parallel.tp_overlap == pasted.parallel.tp_overlap);
+    CHECK(applied.parallel.tp_overlap == (sp ? 0.5 : 0.0));
+    CHECK(cost::step_estimate(applied).step_seconds == cost::step_estimate(pasted).step_seconds);
+  }
 }
