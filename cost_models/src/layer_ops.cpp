@@ -101,8 +101,9 @@ GemmShape linear(const Ctx& c, double rows, int64_t n, int64_t k, DType dtype) {
 // communication with dependent computation via decomposition"). How much it hides is the
 // scenario's parallel.tp_overlap, at most the sublayer's GEMM time: chunks at either end that
 // cannot overlap, smaller GEMMs and the SMs and HBM the collectives take all leave some exposed,
-// by amounts no source we know publishes.
-Op tp_collective(const Ctx& c, Sublayer part) {
+// by amounts no source we know publishes. A MoE sublayer's experts are not TP-split linears
+// (mlp_ops), so its collective has no GEMM of its own to pipeline with: `overlappable` false.
+Op tp_collective(const Ctx& c, Sublayer part, bool overlappable) {
   Op o;
   o.name = c.s.parallel.sequence_parallel ? "tp_allgather_reducescatter" : "tp_allreduce";
   o.kind = OpKind::Communication;
@@ -110,7 +111,7 @@ Op tp_collective(const Ctx& c, Sublayer part) {
   o.bytes = c.tokens * d(c.m.hidden) * c.act;
   o.backward_bytes = o.bytes;
   o.tp_collective = true;
-  if (c.s.parallel.tp_overlap > 0) {
+  if (overlappable && c.s.parallel.tp_overlap > 0) {
     o.hides = HidesBehind::SublayerGemms;
     o.hidden_share = c.s.parallel.tp_overlap;
   }
@@ -291,7 +292,7 @@ void attention_ops(const Ctx& c, std::vector<Op>& ops) {
   }
   ops.push_back(
       gemm_op("attn_out", A, linear(c, T, m.hidden, static_cast<int64_t>(heads * v), c.gemm), attn_out_saved));
-  if (c.tp > 1) ops.push_back(tp_collective(c, A));
+  if (c.tp > 1) ops.push_back(tp_collective(c, A, true));
   if (dropout) ops.push_back(memory_op("attn_out_dropout", A, c.rep * h * (2.0 * c.act + 1.0), c.rep * h));
   ops.push_back(residual_op(c, A));
 }
@@ -362,7 +363,7 @@ void mlp_ops(const Ctx& c, std::vector<Op>& ops, bool moe) {
     const auto combine = moe_combine_bytes(ceil_i(tokens), m.top_k, m.hidden, c.s.precision.activations);
     ops.push_back(memory_op("unpermute_combine", M, combine.total(), 0));
   }
-  if (c.tp > 1) ops.push_back(tp_collective(c, M));
+  if (c.tp > 1) ops.push_back(tp_collective(c, M, !moe));
   if (m.dropout) ops.push_back(memory_op("mlp_dropout", M, c.rep * h * (2.0 * c.act + 1.0), c.rep * h));
   ops.push_back(residual_op(c, M));
 }

@@ -147,6 +147,23 @@ TEST_CASE("TP communication overlap: the share that may hide, up to its sublayer
              WithinRel(whole - exposed, 1e-9));
 }
 
+TEST_CASE("TP communication overlap: a MoE sublayer's collective has no TP-split GEMM to hide behind") {
+  const auto moe = gpt({{"parallel.sequence_parallel", "true"},
+                        {"parallel.flash_attention", "true"},
+                        {"parallel.tp_overlap", "1"},
+                        {"model.moe.routed_experts", "8"},
+                        {"model.moe.top_k", "2"},
+                        {"model.moe.expert_ffn_hidden", "4096"}});
+  int attention = 0, mlp = 0;
+  for (const auto& o : layer_ops(moe, /*moe_layer=*/true)) {
+    if (!o.tp_collective) continue;
+    if (o.part == Sublayer::Attention) attention += o.hides == HidesBehind::SublayerGemms;
+    if (o.part == Sublayer::Mlp) mlp += o.hides == HidesBehind::Nothing;
+  }
+  CHECK(attention == 1);
+  CHECK(mlp == 1);
+}
+
 TEST_CASE("TP communication overlap follows Megatron's rules: sequence parallelism, training") {
   CHECK_THROWS_WITH(gpt({{"parallel.tp_overlap", "0.5"}}), Catch::Contains("parallel.sequence_parallel"));
   CHECK_THROWS_AS(gpt({{"parallel.tp_overlap", "0.5"}}), InputError);
