@@ -13,6 +13,7 @@
 
 #include <algorithm>
 
+#include "mhcsim/schedules/slot_timeline.h"
 #include "mhcsim/sim/simulate.h"
 
 namespace {
@@ -88,6 +89,27 @@ BENCHMARK(BM_EngineStressPP64)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_EngineDualPipePP64)->Arg(128)->Arg(256)->Arg(512)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_StepStressPP64)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Step1F1BStressPP64)->Unit(benchmark::kMillisecond);
+
+// The DualPipes' bubble as `step` reads it (schedules/slot_timeline.h): a pipeline shape the
+// thread has kept, replayed with new prices at every call as a sweep's points are, at 16 and
+// 64 ranks; DualPipe (0) and DualPipeV (1).
+void BM_LeastIdleKeptShape(benchmark::State& st) {
+  const auto ranks = static_cast<int32_t>(st.range(0));
+  const Schedule kind = st.range(1) ? Schedule::DualPipeV : Schedule::DualPipe;
+  const mhcsim::schedules::SlotPrices slot{1.0e-3, 2.0e-3, 1.2e-3, 0.8e-3};
+  mhcsim::schedules::StageSlotPrices prices{slot, slot, {}};
+  for (auto& row : prices.forward_backward_seconds) row = {2.9e-3, 2.9e-3};
+  for (auto _ : st) {
+    prices.middle.forward_seconds += 1e-12;
+    benchmark::DoNotOptimize(mhcsim::schedules::dual_pipe_least_idle_seconds({kind, ranks, 4 * ranks, 1}, prices));
+  }
+}
+BENCHMARK(BM_LeastIdleKeptShape)
+    ->Args({16, 0})
+    ->Args({64, 0})
+    ->Args({16, 1})
+    ->Args({64, 1})
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

@@ -59,8 +59,8 @@ SlotTimeline slot_timeline(const Program& program, const StageSlotPrices& prices
 // program, not the prices), so a kept one is replayed in one pass: a sweep prices thousands of
 // points of one pipeline shape. Its cost grows with ranks squared: measured (one core of the
 // 2-core CI machine, DualPipe; DualPipeV about twice) at 16 / 64 ranks, 8 / 145 us for a kept
-// shape, and about 0.1 / 1 ms for a new one; more than kMaxLeastIdleRanks is refused
-// (std::invalid_argument).
+// shape (sim/bench, BM_LeastIdleKeptShape), and about 0.1 / 1 ms for a new one; more than
+// kMaxLeastIdleRanks is refused (std::invalid_argument).
 inline constexpr int32_t kMaxLeastIdleRanks = 64;
 double dual_pipe_least_idle_seconds(const ScheduleSpec& spec, const StageSlotPrices& prices);
 
