@@ -111,10 +111,7 @@ Op tp_collective(const Ctx& c, Sublayer part, bool overlappable) {
   o.bytes = c.tokens * d(c.m.hidden) * c.act;
   o.backward_bytes = o.bytes;
   o.tp_collective = true;
-  if (overlappable && c.s.parallel.tp_overlap > 0) {
-    o.hides = HidesBehind::SublayerGemms;
-    o.hidden_share = c.s.parallel.tp_overlap;
-  }
+  if (overlappable) o.hides = HidesBehind::SublayerGemms;
   return o;
 }
 
@@ -456,6 +453,7 @@ OpRates op_rates(const Scenario& s) {
   r.grads = s.precision.grads;
   r.accumulate_grads = s.workload.mode == WorkloadMode::Train && p.micro_batches > 1;
   r.tp = static_cast<double>(p.tp);
+  r.tp_overlap = p.tp_overlap;
   if (p.tp > 1) r.tp_link = allreduce_rate(s, p.tp > s.hardware.nvlink_domain());
   if (p.cp > 1) r.cp_link = p.tp * p.cp > s.hardware.nvlink_domain() ? nic_rate(s) : nvlink_rate(s);
   return r;
@@ -555,8 +553,9 @@ OpListSeconds price_ops(const std::vector<Op>& ops, const OpRates& r) {
                               : o.hides == HidesBehind::SublayerGemms ? &part_gemms
                                                                       : nullptr;
     if (beside) {  // of the share that may hide, only what outlasts the compute beside it is exposed
-      t.forward -= std::min(o.hidden_share * t.forward, beside->forward);
-      t.backward_input -= std::min(o.hidden_share * t.backward_input, beside->backward_input);
+      const double share = o.hides == HidesBehind::SublayerGemms ? r.tp_overlap : 1.0;
+      t.forward -= std::min(share * t.forward, beside->forward);
+      t.backward_input -= std::min(share * t.backward_input, beside->backward_input);
     }
     if (o.kind == OpKind::Gemm) {
       part_gemms.forward += t.forward;

@@ -32,9 +32,10 @@ void check_prices(const StageSlotPrices& p) {
 // Values: per unit, its forward output (2u) and its backward output (2u + 1); a transfer carries
 // one value to another rank and has its value's index.
 struct Compiled {
-  // A rank's program has compute steps and commits; the execution order splits each commit
-  // into the launch of its transfers and, once they can be done, its finish.
-  enum Kind : uint8_t { kCompute, kCommit, kLaunch, kFinish };
+  // A rank's program has compute steps and commits; the execution order puts the launch of a
+  // commit's transfers where the rank reaches it, and the commit itself (the wait for them)
+  // where they can be done.
+  enum Kind : uint8_t { kCompute, kCommit, kLaunch };
   // The twelve prices a slot can have: F, B, B_input, W of the middle and the last stage, and
   // the four F&B pairs.
   enum Price : uint8_t { kF, kB = 2, kBInput = 4, kW = 6, kPair = 8 };
@@ -54,7 +55,7 @@ struct Compiled {
   Layout layout;
   std::vector<Posted> posted;
   size_t values = 0;
-  std::vector<Step> order;  // kCompute, kLaunch and kFinish, everything each reads written before
+  std::vector<Step> order;  // kCompute, kLaunch and kCommit, everything each reads written before
 };
 
 // Each rank's steps in program order: kCompute and kCommit.
@@ -113,7 +114,7 @@ std::vector<Compiled::Step> execution_order(const RankSteps& p, const Compiled& 
       for (int32_t t = st.in[0]; t < st.in[1]; ++t)
         if (!arrived(c.posted[static_cast<size_t>(t)].value, true)) return ran;
       launched[r] = 0;
-      emit(st, Compiled::kFinish, rank);
+      emit(st, Compiled::kCommit, rank);
     }
     return ran;
   };
@@ -268,8 +269,6 @@ class Replay {
         case Compiled::kCompute:
           compute(r, st);
           break;
-        case Compiled::kCommit:  // not in the execution order: split into the two below
-          break;
         case Compiled::kLaunch:
           for (int32_t t = st.in[0]; t < st.in[1]; ++t) {
             const Compiled::Posted& x = c_.posted[static_cast<size_t>(t)];
@@ -277,7 +276,7 @@ class Replay {
                     : values_[static_cast<size_t>(x.value)].recv_launch) = clock_[r];
           }
           break;
-        case Compiled::kFinish:
+        case Compiled::kCommit:
           for (int32_t t = st.in[0]; t < st.in[1]; ++t)
             clock_[r] = std::max(clock_[r], arrival(c_.posted[static_cast<size_t>(t)].value, true));
           break;

@@ -13,7 +13,6 @@
 
 using namespace mhcsim;
 using namespace mhcsim::cost;
-using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
 
 namespace {
@@ -137,7 +136,11 @@ TEST_CASE("TP communication overlap: the share that may hide, up to its sublayer
                std::min(share * t.backward_input, gemm_bwd[part]);
   }
   REQUIRE(whole > 0);
-  const auto hidden = price_ops(layer_ops(overlapped, false), rates).total();
+  // The same rates but for the share (op_rates reads parallel.tp_overlap).
+  auto overlapped_rates = rates;
+  overlapped_rates.tp_overlap = share;
+  REQUIRE(op_rates(overlapped).tp_overlap == share);
+  const auto hidden = price_ops(layer_ops(overlapped, false), overlapped_rates).total();
   CHECK_THAT(plain.communication, WithinRel(whole, 1e-12));
   CHECK_THAT(hidden.communication, WithinRel(exposed, 1e-12));
   CHECK(hidden.communication < plain.communication);

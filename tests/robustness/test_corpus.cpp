@@ -75,7 +75,7 @@ TEST_CASE("fuzz corpus: benchmark JSON and calibration profiles raise nothing bu
 }
 
 TEST_CASE("fuzz corpus: hardware files raise nothing but InputError") {
-  replay_dirs(mhcsim::fuzz::hardware_input, 1,
+  replay_dirs(mhcsim::fuzz::hardware_input, 4,
               {{"tests/robustness/corpus/hardware", ""}, {"scenarios/hardware", ".toml"}});
 }
 

@@ -30,7 +30,7 @@ enum class Sublayer { Attention, Mlp };
 enum class HidesBehind {
   Nothing,
   PreviousOp,     // CP's K/V ring beside the attention core it feeds
-  SublayerGemms,  // TP collectives, parallel.tp_overlap of them beside their sublayer's GEMMs
+  SublayerGemms,  // TP collectives, OpRates::tp_overlap of them beside their sublayer's GEMMs
 };
 
 struct Op {
@@ -48,7 +48,6 @@ struct Op {
   bool mhc_kernel = false;                   // MemoryBound: priced at the mHC kernels' (calibrated) rate
   bool tp_collective = false;                // Communication: a TP all-reduce-equivalent (ring over tp)
   HidesBehind hides = HidesBehind::Nothing;  // Communication: what it overlaps
-  double hidden_share = 1;                   // SublayerGemms: the share of it that may hide
 };
 
 // Tokens of one micro-batch on one GPU's CP rank: micro_batch_seqs x seq_len in training,
@@ -86,6 +85,7 @@ struct OpRates {
   bool accumulate_grads = false;
   LinkRate tp_link;
   double tp = 1;
+  double tp_overlap = 0;  // parallel.tp_overlap: the share of a TP collective that may hide
   LinkRate cp_link;
 };
 OpRates op_rates(const Scenario& s);
