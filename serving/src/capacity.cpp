@@ -14,6 +14,8 @@ bool meets_slos(const ServingResult& r, double slo_ttft_s, double slo_tpot_s) {
   return (slo_ttft_s <= 0 || r.ttft.p99_s <= slo_ttft_s) && (slo_tpot_s <= 0 || r.tpot.p99_s <= slo_tpot_s);
 }
 
+bool keeps_up(const ServingResult& r) { return r.kept_up >= kKeepsUpShare; }
+
 MaxRate search_max_rate(const std::function<ServingResult(double)>& run, double slo_ttft_s, double slo_tpot_s,
                         double start_rate_per_s, double min_rate_per_s, double relative_tolerance) {
   require(slo_ttft_s > 0 || slo_tpot_s > 0, "--max-rate",
@@ -23,7 +25,7 @@ MaxRate search_max_rate(const std::function<ServingResult(double)>& run, double 
   MaxRate m;
   const auto probe = [&](double rate) {
     m.probes.push_back(run(rate));
-    const bool ok = meets_slos(m.probes.back(), slo_ttft_s, slo_tpot_s);
+    const bool ok = meets_slos(m.probes.back(), slo_ttft_s, slo_tpot_s) && keeps_up(m.probes.back());
     if (ok && rate > m.rate_per_s) {
       m.rate_per_s = rate;
       m.at_rate = m.probes.back();

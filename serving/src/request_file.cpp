@@ -86,6 +86,7 @@ void check_request(const Request& r, double last_arrival_s, const Where& w) {
 RequestFile::Columns header_columns(std::string_view line, const Where& w) {
   RequestFile::Columns c;
   const auto cells = split_csv(line);
+  c.count = static_cast<int>(cells.size());
   for (int i = 0; i < static_cast<int>(cells.size()); ++i) {
     if (cells[i] == kArrival) c.arrival = i;
     if (cells[i] == kInput) c.input = i;
@@ -161,7 +162,12 @@ std::optional<std::string> RequestFile::next_line() {
 
 std::optional<Request> RequestFile::next() {
   const auto line = next_line();
-  if (!line) return std::nullopt;
+  if (!line) {
+    if (issued_ == 0)  // a CSV header and nothing after it
+      throw InputError("--requests-file", "no request in the file (expected requests after the header)",
+                       {path_.string(), line_});
+    return std::nullopt;
+  }
   const Where w{path_, line_};
   Request r;
   r.id = issued_;
@@ -177,10 +183,9 @@ std::optional<Request> RequestFile::next() {
     r.output_tokens = json_tokens(j, kOutput, w);
   } else {
     const auto cells = split_csv(*line);
-    const int needed = std::max({columns_.arrival, columns_.input, columns_.output}) + 1;
-    if (static_cast<int>(cells.size()) < needed)
+    if (static_cast<int>(cells.size()) != columns_.count)
       w.fail("line", fmt::format("{} columns, the header has {} (expected arrival_s, input_tokens, output_tokens)",
-                                 cells.size(), needed));
+                                 cells.size(), columns_.count));
     r.arrival_s = parse_arrival(cells[columns_.arrival], w);
     r.input_tokens = parse_tokens(cells[columns_.input], kInput, w);
     r.output_tokens = parse_tokens(cells[columns_.output], kOutput, w);

@@ -2,6 +2,8 @@
 // units a target load is rounded to.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "mhcsim/error.h"
 #include "mhcsim/serving/capacity.h"
 #include "mhcsim/serving/simulate.h"
@@ -19,6 +21,7 @@ TEST_CASE("max-rate search brackets and bisects to the SLO boundary") {
     ServingResult r;
     r.rate_per_s = rate;
     r.ttft.p99_s = rate;
+    r.kept_up = 1;
     return r;
   };
   const auto up = search_max_rate(run, 3.3, 0, 0.25);
@@ -37,6 +40,21 @@ TEST_CASE("max-rate search brackets and bisects to the SLO boundary") {
   CHECK(runs == 4);  // 1, 0.5, 0.25, 0.125; 0.0625 is below the floor
 }
 
+TEST_CASE("max-rate search: a rate the service falls behind at is not served, however loose the SLO") {
+  // A finite run past capacity levels its p99 off (its queue grows only while requests arrive):
+  // this service's p99 stays at 1 s at any rate, but it serves 2 requests/s at most.
+  const auto run = [](double rate) {
+    ServingResult r;
+    r.rate_per_s = rate;
+    r.ttft.p99_s = 1.0;
+    r.kept_up = std::min(1.0, 2.0 / rate);
+    return r;
+  };
+  const auto m = search_max_rate(run, 60.0, 0, 1.0);
+  CHECK(m.rate_per_s <= 2.0 / kKeepsUpShare);
+  CHECK(m.rate_per_s >= 0.98 * 2.0);
+}
+
 TEST_CASE("max-rate search on the simulator: the rate found meets the SLOs, 20% more does not") {
   const Deployment d(test::deepseek_serve());
   ServingConfig c;
@@ -50,6 +68,8 @@ TEST_CASE("max-rate search on the simulator: the rate found meets the SLOs, 20% 
   REQUIRE(m.rate_per_s > 0);
   CHECK(meets_slos(m.at_rate, c.slo_ttft_s, c.slo_tpot_s));
   CHECK_FALSE(meets_slos(run(1.2 * m.rate_per_s), c.slo_ttft_s, c.slo_tpot_s));
+  CHECK(m.at_rate.kept_up >= kKeepsUpShare);
+  CHECK(run(4.0 * m.rate_per_s).kept_up < kKeepsUpShare);  // far past capacity: it falls behind
 }
 
 TEST_CASE("deployment units: the EP group in whole nodes, or the replica") {

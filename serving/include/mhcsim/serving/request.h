@@ -107,6 +107,7 @@ class RequestFile final : public RequestSource {
 
   struct Columns {
     int arrival = -1, input = -1, output = -1;
+    int count = 0;  // the header's columns: every row has as many
   };
 
  private:
