@@ -48,12 +48,8 @@ bool written_by_from_hf(const std::filesystem::path& path) {
 
 void from_hf(const FromHf& o) {
   if (!o.output.empty()) {
-    const std::filesystem::path out(o.output);
-    require_output_file(out, o.force);
-    if (std::filesystem::exists(out) && !written_by_from_hf(out))
-      throw InputError("-o", fmt::format("{} exists and was not written by mhcsim scenario --from-hf: "
-                                         "--force replaces only those (choose another name)",
-                                         o.output));
+    // The TOML says who wrote it in its first line, not in a JSON written_by key.
+    require_output_file(std::filesystem::path(o.output), o.force, "-o", written_by_from_hf);
   }
   const std::string text = read_input_file(o.config_path, {"Hugging Face config", kMaxHandWrittenInputBytes});
   const std::string toml =

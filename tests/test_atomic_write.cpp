@@ -156,6 +156,15 @@ TEST_CASE("output directories: marked, replaced only when mhcsim wrote them, old
   write_directory_atomically(tmp.path / "report/", true, fill("two"));  // a trailing '/' names the same
   CHECK(read(dir / "report.md") == "two");
   CHECK(tmp.entries() == 1);
+  // The marker lists what mhcsim put there; anything added since stops --force.
+  fs::create_directory(dir / "mine");
+  std::ofstream(dir / "mine" / "notes.txt") << "precious";
+  CHECK_THROWS_WITH(write_directory_atomically(dir, true, fill("three")), Catch::Contains("holds 'mine'"));
+  CHECK(read(dir / "mine" / "notes.txt") == "precious");
+  CHECK(read(dir / "report.md") == "two");
+  fs::remove_all(dir / "mine");
+  write_directory_atomically(dir, true, fill("three"));
+  CHECK(read(dir / "report.md") == "three");
 
   const fs::path user = tmp.path / "user";
   fs::create_directory(user);

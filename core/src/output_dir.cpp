@@ -6,6 +6,9 @@
 #include <stdio.h>  // renameat2
 
 #include <cerrno>
+#include <fstream>
+#include <set>
+#include <string>
 #include <system_error>
 
 #include "mhcsim/atomic_write.h"
@@ -23,9 +26,56 @@ bool empty_directory(const fs::path& dir) {
   return fs::is_empty(dir, ec) && !ec;
 }
 
-bool written_by_mhcsim(const fs::path& dir, const OwnedFn& owned) {
+// Every entry under `dir` (files, folders, links: not followed), relative and '/'-separated.
+std::set<std::string> entries(const fs::path& dir) {
+  std::set<std::string> out;
   std::error_code ec;
-  return fs::is_regular_file(dir / kOutputMarker, ec) || empty_directory(dir) || (owned && owned(dir));
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    out.insert(it->path().lexically_relative(dir).generic_string());
+  if (ec) detail::path_error(dir, "cannot read", ec.value());
+  return out;
+}
+
+// The marker's first line says who wrote the directory; each line after it names an entry
+// mhcsim put there, so that a file added since (notes beside a report) is seen and kept.
+std::string marker_text(const fs::path& dir) {
+  std::string text = fmt::format(
+      "written by mhcsim {}; `--force` replaces only directories holding this file, "
+      "and only while they hold nothing but the entries below\n",
+      kVersion);
+  for (const auto& e : entries(dir)) text += e + "\n";
+  return text;
+}
+
+// Why `dir` may not be replaced; empty when it may.
+std::string refusal(const fs::path& dir, const OwnedFn& owned) {
+  std::error_code ec;
+  if (empty_directory(dir)) return {};
+  if (fs::is_regular_file(dir / kOutputMarker, ec)) {
+    std::ifstream marker(dir / kOutputMarker);
+    std::set<std::string> listed;
+    std::string line;
+    std::getline(marker, line);  // who wrote it
+    while (std::getline(marker, line)) listed.insert(line);
+    // A marker from before the listing says only that mhcsim wrote the directory once: the
+    // caller's test of its layout decides (a report: its files and figures, nothing else).
+    if (listed.empty())
+      return owned && owned(dir) ? std::string()
+                                 : std::string(
+                                       "it was marked by an earlier mhcsim, which did not list what it "
+                                       "wrote, and holds more than a report: not replacing it (remove it "
+                                       "yourself)");
+    for (const auto& e : entries(dir))
+      if (e != kOutputMarker && !listed.count(e))
+        return fmt::format(
+            "it holds '{}', which mhcsim did not write: not replacing it (move that out of it, or "
+            "choose another directory)",
+            e);
+    return {};
+  }
+  if (owned && owned(dir)) return {};
+  return fmt::format("it holds no {}: not replacing it (choose another directory, or remove this one yourself)",
+                     kOutputMarker);
 }
 
 // Swaps the complete new output `temp` with the old `target` in one step; `temp` then holds
@@ -84,10 +134,8 @@ void require_output_directory(const fs::path& dir, bool replace, const char* opt
   if (!replace)
     throw InputError(option,
                      fmt::format("'{}' exists (use {} to replace it)", dir.string(), detail::force_switch(option)));
-  if (!written_by_mhcsim(target, owned))
-    throw InputError(option, fmt::format("'{}' was not written by mhcsim (it holds no {}): not replacing it "
-                                         "(choose another directory, or remove this one yourself)",
-                                         dir.string(), kOutputMarker));
+  if (const auto why = refusal(target, owned); !why.empty())
+    throw InputError(option, fmt::format("'{}' was not written by mhcsim whole ({})", dir.string(), why));
 }
 
 void write_directory_atomically(const fs::path& dir, bool replace, const std::function<void(const fs::path&)>& fill,
@@ -101,10 +149,7 @@ void write_directory_atomically(const fs::path& dir, bool replace, const std::fu
   if (!fs::create_directory(temp, ec)) detail::path_error(target, "cannot create", ec ? ec.value() : EEXIST);
   try {
     fill(temp);
-    write_file_atomically(temp / kOutputMarker,
-                          fmt::format("written by mhcsim {}; `--force` replaces only directories holding this "
-                                      "file\n",
-                                      kVersion));
+    write_file_atomically(temp / kOutputMarker, marker_text(temp));
     detail::sync_directory(temp);
     detail::fault_point(target);
     put_in_place(temp, target);

@@ -46,18 +46,21 @@ struct MarkdownBlock {
   }
 };
 
-// A report written before reports carried kOutputMarker: report.html, report.md and a
-// figures/ folder of .svg files, nothing else. Only such a folder may be replaced unmarked.
+// A report written before reports listed their files in kOutputMarker (or carried it at all):
+// report.html, report.md and a figures/ folder of .svg plots and their .csv data, nothing
+// else. Only such a folder may be replaced without a listing.
 bool unmarked_report(const std::filesystem::path& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::is_regular_file(dir / "report.html", ec)) return false;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const auto name = it->path().filename();
-    if (name == "report.html" || name == "report.md") continue;
+    if (name == "report.html" || name == "report.md" || name == kOutputMarker) continue;
     if (name != "figures" || !it->is_directory(ec)) return false;
-    for (fs::directory_iterator f(it->path(), ec); !ec && f != end; f.increment(ec))
-      if (f->path().extension() != ".svg" || !f->is_regular_file(ec)) return false;
+    for (fs::directory_iterator f(it->path(), ec); !ec && f != end; f.increment(ec)) {
+      const auto ext = f->path().extension();
+      if ((ext != ".svg" && ext != ".csv") || !f->is_regular_file(ec)) return false;
+    }
   }
   return !ec;
 }

@@ -90,12 +90,10 @@ TEST_CASE("report directory: written whole, refused without --force, replaced wi
   const std::string csv = read(dir / "figures" / "bubble.csv");  // the plotted numbers beside it
   CHECK(csv.rfind("series,micro-batches (count),bubble (ms)\n", 0) == 0);
 
-  std::ofstream(dir / "marker.txt") << "old";
   CHECK_THROWS_AS(write_report(sample(), dir, false), mhcsim::InputError);
-  CHECK(fs::exists(dir / "marker.txt"));  // untouched
-
-  write_report(sample(), dir, true);  // mhcsim wrote it: --force may replace it
-  CHECK_FALSE(fs::exists(dir / "marker.txt"));
+  std::ofstream(dir / "report.md") << "edited";  // mhcsim wrote it: --force may replace it
+  write_report(sample(), dir, true);
+  CHECK(read(dir / "report.md").rfind("# ", 0) == 0);
   CHECK(fs::is_regular_file(dir / "report.html"));
   CHECK(fs::is_regular_file(dir / mhcsim::kOutputMarker));
   size_t entries = 0;  // no temporary or backup directories left beside it
@@ -120,9 +118,14 @@ TEST_CASE("report: --force replaces only a report directory, never one mhcsim di
   std::ofstream(old / "figures" / "bubble.svg") << "<svg/>";
   write_report(sample(), old, true);
   CHECK(fs::is_regular_file(old / mhcsim::kOutputMarker));
-  std::ofstream(old / "figures" / "notes.txt") << "mine";  // marked now: replaceable whatever it holds
-  write_report(sample(), old, true);
-  CHECK_FALSE(fs::exists(old / "figures" / "notes.txt"));
+  write_report(sample(), old, true);  // marked now: replaced while it holds only what mhcsim wrote
+  // A file the user put in it since is kept, and so is the report around it.
+  std::ofstream(old / "figures" / "notes.txt") << "mine";
+  CHECK_THROWS_WITH(write_report(sample(), old, true), Catch::Contains("holds 'figures/notes.txt'"));
+  CHECK(read(old / "figures" / "notes.txt") == "mine");
+  CHECK(fs::is_regular_file(old / "report.html"));
+  fs::remove(old / "figures" / "notes.txt");
+  CHECK_NOTHROW(write_report(sample(), old, true));
 
   // The same layout plus a file of the user's is not a report any more.
   const fs::path mixed = tmp.path / "mixed";
@@ -131,6 +134,19 @@ TEST_CASE("report: --force replaces only a report directory, never one mhcsim di
   std::ofstream(mixed / "data.csv") << "1,2";
   CHECK_THROWS_AS(write_report(sample(), mixed, true), mhcsim::InputError);
   CHECK(fs::exists(mixed / "data.csv"));
+
+  // A marker from before the listing: replaced while the folder is a report's layout only.
+  const fs::path listless = tmp.path / "listless";
+  fs::create_directories(listless / "figures");
+  std::ofstream(listless / mhcsim::kOutputMarker) << "written by mhcsim 0.9\n";
+  std::ofstream(listless / "report.html") << "old";
+  std::ofstream(listless / "figures" / "bubble.csv") << "1,2";
+  std::ofstream(listless / "notes.txt") << "mine";
+  CHECK_THROWS_WITH(write_report(sample(), listless, true), Catch::Contains("did not list what it wrote"));
+  CHECK(read(listless / "notes.txt") == "mine");
+  fs::remove(listless / "notes.txt");
+  write_report(sample(), listless, true);
+  CHECK(read(listless / "report.html") != "old");
 }
 
 TEST_CASE("a failure while filling leaves the old output and no temporary behind") {
@@ -138,7 +154,7 @@ TEST_CASE("a failure while filling leaves the old output and no temporary behind
   const fs::path dir = tmp.path / "out";
   fs::create_directory(dir);
   std::ofstream(dir / "keep.txt") << "old";
-  std::ofstream(dir / mhcsim::kOutputMarker) << "";  // an output of ours, so --force may replace it
+  std::ofstream(dir / mhcsim::kOutputMarker) << "written by mhcsim\nkeep.txt\n";  // ours: --force may replace it
   CHECK_THROWS_AS(mhcsim::write_directory_atomically(dir, true,
                                                      [](const fs::path& p) {
                                                        std::ofstream(p / "half.txt") << "x";

@@ -167,6 +167,21 @@ ok user_dir_intact '[[ $(cat "$tmp/mine/thesis.tex") == "years of work" && $(ls 
 run_bounded report -s "$SMALL" -o "$tmp/rep"
 ok report_marked '((rc == 0)) && [[ -f $tmp/rep/.mhcsim-output && -f $tmp/rep/report.html ]]'
 expect report_exists 2 "'$tmp/rep' exists \(use --force to replace it\)" -- report -s "$SMALL" -o "$tmp/rep"
+# A file the user put in a report since keeps the whole report from --force.
+echo "my notes" > "$tmp/rep/notes.txt"
+expect report_force_keeps_user_file 2 "holds 'notes.txt', which mhcsim did not write" -- report -s "$SMALL" -o "$tmp/rep" --force
+ok report_user_file_kept 'grep -q "my notes" "$tmp/rep/notes.txt" && [[ -f $tmp/rep/report.html ]]'
+rm "$tmp/rep/notes.txt"
+
+# --- scenario --from-hf -o: --force replaces what an earlier --from-hf wrote, and nothing else.
+HF=(scenario --from-hf "$SRC/tests/scenarios/data/hf/llama3_70b.json" --gpu H100 --gpus 64 --tp 8)
+run_bounded "${HF[@]}" -o "$tmp/hf.toml"
+ok from_hf_written '((rc == 0)) && [[ -f $tmp/hf.toml ]]'
+expect from_hf_exists 2 "'$tmp/hf.toml' exists \(use --force to replace it\)" -- "${HF[@]}" -o "$tmp/hf.toml"
+run_bounded "${HF[@]}" -o "$tmp/hf.toml" --force
+ok from_hf_force_replaces_ours '((rc == 0))'
+expect from_hf_force_not_ours 2 "'$tmp/thesis.json' was not written by mhcsim" -- "${HF[@]}" -o "$tmp/thesis.json" --force
+ok thesis_kept_from_hf 'grep -q "years of work" "$tmp/thesis.json"'
 
 # --- A kill at the synchronisation point of a replace leaves the old output whole; the next run cleans up.
 cp -r "$tmp/rep" "$tmp/rep_before"
