@@ -49,7 +49,7 @@ std::vector<reports::Cell> parameter_cells(const Candidate& c) {
           c.virtual_stages,
           c.micro_batch_seqs,
           c.micro_batches,
-          int64_t{c.sequence_parallel},
+          c.sequence_parallel,
           c.zero_stage,
           std::string(to_string(c.recompute)),
           mhc_block_name(c.mhc_block)};

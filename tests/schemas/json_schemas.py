@@ -23,34 +23,50 @@ MHC = os.path.join(SCN, "mhc_27b_h100.toml")
 LLAMA = os.path.join(SCN, "llama3_70b_gqa.toml")
 TRACE = os.path.join(SRC, "fuzz", "seeds", "trace", "kineto_small.json")
 BENCH = os.path.join(SRC, "tests", "calib", "data", "synthetic_h200.json")
+VALID = os.path.join(SCN, "validation")
 TMP = tempfile.mkdtemp(prefix="mhcsim_schemas_")
+PROFILE = os.path.join(TMP, "profile.json")
 
 # (verb, arguments): the variants of each verb's document (training and serving, flags that
 # change what the results hold).
 CASES = [
     ("hw", []),
+    ("hw", ["--hardware", os.path.join(SRC, "tests", "robustness", "corpus", "hardware", "tiny_gpu.toml")]),
     ("scenario", ["-s", TRAIN]),
+    ("scenario", ["-s", os.path.join(VALID, "korthikanti22_175b_full.toml")]),
     ("scenario", ["--keys"]),
     ("traffic", ["-s", MHC]),
+    ("traffic", ["-s", SERVE]),
     ("kv", ["-s", SERVE, "--context", "131072"]),
     ("kv", ["-s", LLAMA]),
     ("a2a", ["-s", TRAIN]),
     ("a2a", ["-s", SERVE]),
+    ("a2a", ["-s", TRAIN, "--tokens", "8192"]),
     ("bubble", ["-s", TRAIN]),
+    ("bubble", ["-s", SERVE]),
     ("memory", ["-s", TRAIN]),
     ("memory", ["-s", SERVE]),
     ("step", ["-s", TRAIN]),
     ("step", ["-s", SERVE]),
+    ("step", ["-s", os.path.join(VALID, "deepseek_v3_serve_decode.toml")]),
     ("step", ["-s", LLAMA, "--ops"]),
     ("simulate", ["-s", MHC]),
+    ("simulate", ["-s", MHC, "--trace", os.path.join(TMP, "sim.json")]),
     ("compare", ["--trace", TRACE, "--simulated", TRACE]),
     ("compare", ["--trace", TRACE, "--list-kernels"]),
     ("compare", ["--trace", TRACE, "-s", TRAIN, "--steps", "1/120"]),
-    ("calibrate", ["--from", BENCH, "-o", os.path.join(TMP, "profile.json")]),
+    ("compare", ["--trace", TRACE, "-s", TRAIN, "--window", "chunk-pair",
+                 "--patterns", os.path.join(SRC, "fuzz", "seeds", "patterns", "classes.toml")]),
+    ("calibrate", ["--from", BENCH, "-o", PROFILE]),
+    ("calibrate", ["--from", BENCH, "-o", os.path.join(TMP, "h200.json"), "--gpu", "H200"]),
     ("sweep", ["-s", TRAIN, "--sweep", "parallel.pp=8,16"]),
     ("sweep", ["-s", TRAIN, "--sweep", "parallel.pp=8,16", "--top", "1"]),
     ("search", ["-s", TRAIN, "--gpus", "256", "--top", "2"]),
+    ("search", ["-s", TRAIN, "--gpus", "2048", "--top", "1"]),  # the shipped layout is in the space
     ("validate", []),
+    ("validate", ["--check", "30,30"]),
+    ("validate", ["--calibration", PROFILE]),
+    ("scenario", ["-s", TRAIN, "--calibration", PROFILE]),
     ("serve", ["-s", SERVE, "--rate", "5", "--requests", "40"]),
     ("serve", ["-s", SERVE, "--requests", "200", "--slo-ttft", "2s", "--slo-tpot", "100ms", "--max-rate"]),
     ("serve", ["-s", SERVE, "--requests", "200", "--slo-ttft", "2s", "--target-rate", "2000", "--replicas", "2",
@@ -58,6 +74,7 @@ CASES = [
     ("serve", ["-s", SERVE, "--requests", "100", "--input-tokens", "1000", "--output-tokens", "8", "--slo-ttft", "2s",
                "--target-rate", "20", "--prefill-replicas", "auto"]),
     ("stability", ["-s", MHC, "--samples", "20"]),
+    ("stability", ["-s", MHC, "--mappings", os.path.join(SRC, "fuzz", "seeds", "mappings", "two_layers.json")]),
     ("diff", [TRAIN, os.path.join(SRC, "scenarios", "validation", "deepseek_v3_isca25.toml")]),
     ("diff", [TRAIN, SERVE]),
 ]
