@@ -88,8 +88,8 @@ void setup_search(CLI::App& app) {
       ->check(number_flag(0, api::kMaxHeadroomGib));
   cmd->add_option("--max-cost-usd", opts->request.max_cost_usd,
                   "Cut layouts whose token budget (workload.token_budget) would cost more than this at "
-                  "hardware.price_per_gpu_hour (USD)")
-      ->check(number_flag(0, api::kMaxCostUsd));
+                  "hardware.price_per_gpu_hour (USD; at least a cent: no limit is the default)")
+      ->check(number_flag(0.01, api::kMaxCostUsd));
   cmd->add_option("--objective", opts->request.objective, "tokens_per_s, cost_per_token, step_time or memory_headroom")
       ->capture_default_str();
   cmd->add_option("--top", opts->request.top, "Configurations to print")

@@ -26,8 +26,11 @@ double VersusStep::step_ratio() const {
 }
 
 double VersusStep::bubble_ratio() const {
+  // A bubble under a billionth of the step is the timeline's rounding (one rank, DualPipe at PP
+  // 2: 5.6e-16 s): none, and none against none agrees.
+  const double none = 1e-9 * analytic.step_seconds();
   const double a = analytic.bubble_seconds, s = simulated().bubble_seconds;
-  if (a <= 0) return s <= 0 ? 1 : INFINITY;
+  if (a <= none) return s <= none ? 1 : INFINITY;
   return s / a;
 }
 

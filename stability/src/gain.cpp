@@ -18,7 +18,14 @@ void composite_gain(const MappingStack& mappings, GainCurve& out) {
   Eigen::MatrixXd p = Eigen::MatrixXd::Identity(n, n), next(n, n);
   std::vector<double> column_sums(static_cast<size_t>(n));
   out.max_forward = out.max_backward = 0;
+  bool overflowed = false;
   for (int64_t l = 0; l < depth; ++l) {
+    // Past double's range the product is no longer a number (inf - inf): its gain is beyond
+    // 1.8e308 from there on, which is what the curve says.
+    if (overflowed) {
+      out.forward[static_cast<size_t>(l)] = out.backward[static_cast<size_t>(l)] = INFINITY;
+      continue;
+    }
     const double* h = mappings.layer(l);
     double forward = 0;
     std::fill(column_sums.begin(), column_sums.end(), 0.0);
@@ -33,7 +40,9 @@ void composite_gain(const MappingStack& mappings, GainCurve& out) {
       }
       forward = std::max(forward, row);  // infinity norm: max absolute row sum
     }
-    const double backward = *std::max_element(column_sums.begin(), column_sums.end());  // 1-norm
+    double backward = *std::max_element(column_sums.begin(), column_sums.end());  // 1-norm
+    overflowed = !std::isfinite(forward) || !std::isfinite(backward);
+    if (overflowed) forward = backward = INFINITY;
     p.swap(next);
     out.forward[static_cast<size_t>(l)] = forward;
     out.backward[static_cast<size_t>(l)] = backward;
@@ -41,7 +50,7 @@ void composite_gain(const MappingStack& mappings, GainCurve& out) {
     out.max_backward = std::max(out.max_backward, backward);
   }
   // 2-norm = largest singular value; for n x n with n <= 64 a Jacobi SVD is exact enough and cheap.
-  out.spectral_norm = Eigen::JacobiSVD<Eigen::MatrixXd>(p).singularValues()(0);
+  out.spectral_norm = overflowed ? INFINITY : Eigen::JacobiSVD<Eigen::MatrixXd>(p).singularValues()(0);
 }
 
 GainCurve composite_gain(const MappingStack& mappings) {

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -32,8 +33,13 @@ void check_shape(const std::string& file, const std::string& where, int64_t laye
   if (n > kMaxMappingsN) fail(file, where, fmt::format("n = {}, more than the {} supported", n, kMaxMappingsN));
 }
 
+// The projections run in the kernels' fp32 (projection.h), so a value is one float32 holds.
 double finite_value(const std::string& file, int64_t l, int64_t i, int64_t j, double v) {
   if (!std::isfinite(v)) fail(file, element(l, i, j), fmt::format("{} is not a finite number", v));
+  if (std::abs(v) > std::numeric_limits<float>::max())
+    fail(file, element(l, i, j),
+         fmt::format("{:g} is out of float32's range (|x| <= {:g})", v,
+                     static_cast<double>(std::numeric_limits<float>::max())));
   return v;
 }
 

@@ -49,6 +49,7 @@ assert d["pruned"]["budget"] > 0 and sum(d["pruned"].values()) + d["priced_point
 PY
 check no_budget 2 "^mhcsim: --max-cost-usd: needs a token budget and a price" -- \
   "$M" search "${S[@]}" --max-cost-usd 1e6 --set workload.token_budget=0
+check budget_zero 2 "^mhcsim: --max-cost-usd: 0 is out of range" -- "$M" search "${S[@]}" --max-cost-usd 0
 check budget_too_small 2 "^mhcsim: --max-cost-usd: no configuration meets .*budget [0-9]+" -- \
   "$M" search "${S[@]}" --max-cost-usd 1
 # The report (issue 18): headline, top K, the Pareto fronts as figures with their data.

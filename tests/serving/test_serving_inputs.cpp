@@ -76,7 +76,12 @@ TEST_CASE("request file errors name file:line and the column") {
   CHECK_THAT(error("a.csv", header + "2,10,1\n1,10,1\n"), Catch::StartsWith(":3: arrival_s: 1 is before"));
   CHECK_THAT(error("a.csv", header + "-1,10,1\n"), Catch::StartsWith(":2: arrival_s:"));
   CHECK_THAT(error("a.csv", header + "1,10\n"), Catch::StartsWith(":2: line: 2 columns"));
+  CHECK_THAT(error("a.csv", header + "0,100,10,5\n"), Catch::StartsWith(":2: line: 4 columns, the header has 3"));
+  CHECK_THAT(error("a.csv", header), Catch::Contains("no request in the file (expected requests after the header)"));
   CHECK_THAT(error("a.csv", "arrival_s,input_tokens\n1,2\n"), Catch::StartsWith(":1: header:"));
+  // nlohmann keeps the last of a key given twice; the reader refuses it.
+  CHECK_THAT(error("a.jsonl", "{\"arrival_s\": 0, \"input_tokens\": 1, \"output_tokens\": 1, \"arrival_s\": 5}\n"),
+             Catch::StartsWith(":1: line: duplicate key \"arrival_s\""));
   CHECK_THAT(error("a.jsonl", "{\"arrival_s\": 0, \"input_tokens\": 1, \"output_tokens\": 1}\n{\"arrival_s\": 1, "),
              Catch::StartsWith(":2: line: malformed JSON: parse error at line 1, column 17"));
   // A number past float64 is nlohmann's out_of_range, which ended the process (fuzz_requests).

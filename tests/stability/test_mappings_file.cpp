@@ -57,6 +57,9 @@ TEST_CASE("mappings file: JSON L x n x n", "[stability][mappings]") {
              Equals("m.json: element [0][1]: expected an array of 2 numbers, got number"));
   CHECK_THAT(error_of([] { parse_mappings_json("[[[1e400]]]", "m.json"); }),
              Equals("m.json: malformed JSON: a number overflows float64 (expected finite numbers)"));
+  // Finite in float64 but not in the fp32 the projections run in.
+  CHECK_THAT(error_of([] { parse_mappings_json("[[[1, 0], [0, -1e39]]]", "m.json"); }),
+             Equals("m.json: element [0][1][1]: -1e+39 is out of float32's range (|x| <= 3.40282e+38)"));
   CHECK_THAT(error_of([] { parse_mappings_json("{\"a\": 1}", "m.json"); }),
              Equals("m.json: top level: expected an array of L matrices (L x n x n), got object"));
   CHECK_THAT(error_of([] { parse_mappings_json("[]", "m.json"); }), Contains("m.json: top level: no matrices"));

@@ -65,6 +65,22 @@ TEST_CASE("stability: composite gain of hand-made stacks", "[stability]") {
     CHECK(g.max_backward == 1024.0);
     CHECK_THAT(g.spectral_norm, WithinRel(1024.0, 1e-12));
   }
+  SECTION("past double's range the gain is infinite from there on, never nan") {
+    MappingStack h(2, 12);  // entries of +-1e38: the product passes 1.8e308 by the ninth layer
+    for (int64_t l = 0; l < 12; ++l) {
+      h.layer(l)[0] = h.layer(l)[1] = h.layer(l)[2] = 1e38;
+      h.layer(l)[3] = -1e38;
+    }
+    const auto g = composite_gain(h);
+    CHECK(std::isfinite(g.forward[0]));
+    for (size_t l = 0; l < 12; ++l) {
+      CHECK_FALSE(std::isnan(g.forward[l]));
+      CHECK_FALSE(std::isnan(g.backward[l]));
+    }
+    CHECK(std::isinf(g.forward[11]));
+    CHECK(std::isinf(g.max_forward));
+    CHECK(std::isinf(g.spectral_norm));
+  }
   SECTION("rows and columns differ: [[1, 1], [0, 1]] has both sums 2 at l = 1, then l + 1") {
     MappingStack h(2, 4);
     for (int64_t l = 0; l < 4; ++l) {

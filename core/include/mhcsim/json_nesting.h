@@ -17,7 +17,7 @@ inline constexpr int kMaxJsonNestingLevels = 64;
 // Throws InputError(key, reason, where): "nesting deeper than N levels" as soon as a value opens
 // deeper than `max_levels`; "malformed JSON: ..." for a syntax error (where in the text, without
 // quoting it: json_syntax_error) or a number beyond float64 (1e400), which nlohmann reports as
-// out_of_range, not as a parse error.
+// out_of_range, not as a parse error; "duplicate key" for a key given twice in one object.
 nlohmann::json parse_json_bounded(const std::string& text, const SourceLocation& where, const std::string& key = "",
                                   int max_levels = kMaxJsonNestingLevels);
 
