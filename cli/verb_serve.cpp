@@ -28,7 +28,7 @@ nlohmann::json serve_inputs(const Scenario& s, const api::ServeRequest& r) {
   const auto& c = r.config;
   const auto or_null = [](const std::string& v) { return v.empty() ? nlohmann::json() : nlohmann::json(v); };
   in["rate_per_s"] = r.rate_per_s ? nlohmann::json(*r.rate_per_s) : nlohmann::json();
-  in["requests"] = r.requests;
+  in["requests"] = r.requests_file.empty() ? nlohmann::json(r.requests) : nlohmann::json();  // the file's count
   in["requests_file"] = or_null(r.requests_file);
   in["max_rate"] = r.max_rate || r.target_rate_per_s.has_value();
   in["target_rate_per_s"] = r.target_rate_per_s ? nlohmann::json(*r.target_rate_per_s) : nlohmann::json();

@@ -216,7 +216,9 @@ void setup_sweep(CLI::App& app) {
   auto* cmd = app.add_subcommand("sweep", "Evaluate the cross product of scenario overrides (what-if sweep)");
   add_scenario_options(*cmd, opts->scn);
   add_output_options(*cmd, opts->out);
-  cmd->add_option("--sweep", opts->axes, "Key and values to sweep, e.g. --sweep parallel.pp=8,16,32 (repeatable)")
+  cmd->add_option("--sweep", opts->axes,
+                  "Key and values to sweep, e.g. --sweep parallel.pp=8,16,32 (repeatable; replaces a --set of the same "
+                  "key, which may leave the base scenario invalid)")
       ->type_name("KEY=A,B,C")
       ->required();
   cmd->add_flag("--simulate", opts->simulate, "Run the simulator for every point instead of the analytic model");

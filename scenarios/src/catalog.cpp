@@ -40,7 +40,7 @@ std::vector<Field<CatalogEntry>> catalog_schema(const std::string& p) {
       float_field<E>(
           p + ".fp32_tflops", 0, 1e5, [](E& e) -> double& { return e.gpu.fp32_tflops; }, true),
       float_field<E>(
-          p + ".nvlink_gb_per_s", 0, 1e5, [](E& e) -> double& { return e.gpu.nvlink_gb_per_s; }, true),
+          p + ".nvlink_gb_per_s", 0.001, 1e5, [](E& e) -> double& { return e.gpu.nvlink_gb_per_s; }, true),
       int_field<E>(
           p + ".sm_count", 1, 1024, [](E& e) -> int& { return e.gpu.sm_count; }, true),
       float_field<E>(
@@ -51,7 +51,7 @@ std::vector<Field<CatalogEntry>> catalog_schema(const std::string& p) {
           p + ".gpus_per_node", 1, 1024, [](E& e) -> int& { return e.node.gpus_per_node; }, true),
       int_field<E>(p + ".nvlink_domain_gpus", 1, 1 << 20, [](E& e) -> int& { return e.node.nvlink_domain_gpus; }),
       float_field<E>(
-          p + ".nic_gb_per_s_per_gpu", 0, 1e5, [](E& e) -> double& { return e.node.nic_gb_per_s_per_gpu; }, true),
+          p + ".nic_gb_per_s_per_gpu", 0.001, 1e5, [](E& e) -> double& { return e.node.nic_gb_per_s_per_gpu; }, true),
       float_field<E>(
           p + ".nvlink_latency_us", 0, 1e4, [](E& e) -> double& { return e.node.nvlink_latency_us; }, true),
       float_field<E>(

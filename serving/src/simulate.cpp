@@ -111,10 +111,15 @@ class Engine {
       replicas_.emplace_back(m.kv_blocks(), m.kv_block_tokens(), c, max_seqs(d, c), prefill_only);
       pool_of_.push_back(static_cast<int>(pools_.size()));
     }
-    total_blocks_ += count * m.kv_blocks();
+    // The KV-cache figures are the pool that decodes (all of them colocated): a prefill replica
+    // holds a prompt's blocks only until they are sent, and its idle cache would hide a full one.
+    if (!prefill_only) total_blocks_ += count * m.kv_blocks();
     pools_.push_back(p);
   }
   const Pool& entry_pool() const { return pools_.front(); }
+  void count_blocks(int64_t replica, int64_t change) {
+    if (!pools_[static_cast<size_t>(pool_of_[static_cast<size_t>(replica)])].prefill_only) used_blocks_ += change;
+  }
   const Pool& decode_pool() const { return pools_.back(); }
 
   // A request must fit one replica's cache alone in every pool it visits: its prompt in the
@@ -177,7 +182,7 @@ class Engine {
     if (rep.busy) return;
     const int64_t before = rep.used_blocks();
     const auto b = rep.form_batch();
-    used_blocks_ += rep.used_blocks() - before;
+    count_blocks(i, rep.used_blocks() - before);
     if (b.tokens() <= 0) return;
     const Pool& p = pools_[static_cast<size_t>(pool_of_[static_cast<size_t>(i)])];
     const auto& model = p.deployment->model();
@@ -197,7 +202,7 @@ class Engine {
     handoff_.clear();
     const int64_t before = rep.used_blocks();
     rep.finish_iteration(now, done_, handoff_);
-    used_blocks_ += rep.used_blocks() - before;
+    count_blocks(i, rep.used_blocks() - before);
     for (const auto& r : done_) {
       metrics_.complete(r, now);
       --in_system_;
@@ -228,7 +233,7 @@ class Engine {
     free_slots_.push_back(slot);
     Replica& src = replicas_[static_cast<size_t>(from)];
     src.release(r.blocks);
-    used_blocks_ -= r.blocks;
+    count_blocks(from, -r.blocks);
     r.blocks = 0;
     start_iteration(now, from);  // the freed blocks may admit a waiting prompt
     const Pool& p = decode_pool();

@@ -264,6 +264,9 @@ TEST_CASE("bad hardware files name their own file, line and key") {
       {"NVLink domain smaller than a server", with("nvlink_domain_gpus = 32", "nvlink_domain_gpus = 2"),
        "gpu.X9.nvlink_domain_gpus", "smaller than gpus_per_node 4", "nvlink_domain_gpus = 2"},
       {"other table", "[node]\n" + good, "node", "unknown table", "[node]"},
+      // A link of 0 B/s passed `hw` and failed `step` without a file or line.
+      {"no NVLink bandwidth", with("nvlink_gb_per_s = 450", "nvlink_gb_per_s = 0"), "gpu.X9.nvlink_gb_per_s",
+       "out of range", "nvlink_gb_per_s = 0"},
       {"no gpu tables", "x = 1\n", "gpu", "missing [gpu.*] tables", "x = 1"},
   };
   int n = 0;

@@ -68,6 +68,7 @@ CASES = [
     ("validate", ["--calibration", PROFILE]),
     ("scenario", ["-s", TRAIN, "--calibration", PROFILE]),
     ("serve", ["-s", SERVE, "--rate", "5", "--requests", "40"]),
+    ("serve", ["-s", SERVE, "--requests-file", os.path.join(SRC, "fuzz", "seeds", "requests", "requests.csv")]),
     ("serve", ["-s", SERVE, "--requests", "200", "--slo-ttft", "2s", "--slo-tpot", "100ms", "--max-rate"]),
     ("serve", ["-s", SERVE, "--requests", "200", "--slo-ttft", "2s", "--target-rate", "2000", "--replicas", "2",
                "--prefill-replicas", "1"]),

@@ -176,6 +176,15 @@ TEST_CASE("prefill/decode disaggregation: KV moves to the decode pool, decodes r
   CHECK(deepseek().kv_transfer_seconds(2000) > 0);
 }
 
+TEST_CASE("disaggregated KV use is the decode pool's: idle prefill caches do not hide a full one") {
+  ServingConfig split;
+  split.replicas = 1;
+  split.prefill_replicas = 8;  // their caches empty as soon as each prompt is sent
+  const auto r = poisson(deepseek(), 20.0, 600, 4000, 4000, split);
+  CHECK(r.preemptions > 0);           // the decode replica ran out of blocks...
+  CHECK(r.kv_utilisation_max > 0.9);  // ...and says so (over all nine caches: 0.11)
+}
+
 TEST_CASE("memory follows the requests in flight, not the requests served") {
   const auto r = poisson(deepseek(), 0.3 * capacity_per_s(deepseek(), 400, 64), 30000, 400, 64);
   CHECK(r.requests == 30000);

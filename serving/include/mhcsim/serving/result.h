@@ -39,8 +39,10 @@ struct ServingResult {
   double output_tokens_per_s_per_gpu = 0;
   double input_tokens_per_s_per_node = 0;
   double output_tokens_per_s_per_node = 0;
-  double slo_attainment = 0;       // share of requests meeting both SLOs (1 without SLOs)
-  double goodput_per_s = 0;        // requests/s meeting both SLOs
+  double slo_attainment = 0;  // share of requests meeting both SLOs (1 without SLOs)
+  double goodput_per_s = 0;   // requests/s meeting both SLOs
+  // KV blocks in use over the blocks of the pool that decodes (every replica colocated; the decode
+  // pool disaggregated, where a prefill replica holds a prompt only until it is sent).
   double kv_utilisation_mean = 0;  // time-weighted over the run
   double kv_utilisation_max = 0;
   std::vector<KvSample> kv_utilisation_series;  // at most kKvSeriesPoints, evenly thinned
