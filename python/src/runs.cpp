@@ -45,23 +45,39 @@ py::object simulate(const LoadedScenario& l, const std::optional<std::string>& t
 }
 
 // {key: [values]} or ["key=a,b,c", ...], each axis as --sweep reads it.
+// A value as --sweep writes it: booleans as true/false, the rest as Python prints them.
+std::string sweep_value(const py::handle& v) {
+  return py::isinstance<py::bool_>(v) ? std::string(v.cast<bool>() ? "true" : "false") : py::str(v).cast<std::string>();
+}
+
+// {key: [values]} (or {key: 'a,b'} or {key: value}), 'key=a,b', or a list of 'key=a,b'.
 std::vector<sweep::SweepAxis> sweep_axes(const py::object& grid) {
+  const auto type = [](const py::handle& o) { return py::str(py::type::of(o).attr("__name__")).cast<std::string>(); };
   std::vector<sweep::SweepAxis> axes;
   if (py::isinstance<py::dict>(grid)) {
     for (const auto& [key, values] : grid.cast<py::dict>()) {
       std::string text = py::str(key).cast<std::string>() + "=";
-      const char* sep = "";
-      for (const auto& v : values) {
-        text += sep;
-        text += py::isinstance<py::bool_>(v) ? std::string(v.cast<bool>() ? "true" : "false")
-                                             : py::str(v).cast<std::string>();
-        sep = ",";
+      if (py::isinstance<py::str>(values) || !py::isinstance<py::iterable>(values)) {
+        text += sweep_value(values);  // 'a,b' as --sweep takes it, or one value
+      } else {
+        const char* sep = "";
+        for (const auto& v : values) text += sep + sweep_value(v), sep = ",";
       }
       axes.push_back(sweep::parse_sweep_axis(text));
     }
-    return axes;
+  } else if (py::isinstance<py::str>(grid)) {
+    axes.push_back(sweep::parse_sweep_axis(grid.cast<std::string>()));
+  } else if (py::isinstance<py::iterable>(grid)) {
+    for (const auto& text : grid) {
+      if (!py::isinstance<py::str>(text))
+        throw InputError("grid", fmt::format("a {} in the list (expected 'key=a,b,c' strings)", type(text)));
+      axes.push_back(sweep::parse_sweep_axis(text.cast<std::string>()));
+    }
+  } else {
+    throw InputError("grid",
+                     fmt::format("a {} (expected {{key: [values]}}, 'key=a,b,c' or a list of them)", type(grid)));
   }
-  for (const auto& text : grid) axes.push_back(sweep::parse_sweep_axis(py::str(text).cast<std::string>()));
+  if (axes.empty()) throw InputError("grid", "nothing to sweep (expected {key: [values]} with at least one key)");
   return axes;
 }
 

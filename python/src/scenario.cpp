@@ -9,13 +9,15 @@
 #include "bindings.h"
 #include "mhcsim/api/hw.h"
 #include "mhcsim/calib/attach.h"
+#include "mhcsim/error.h"
 
 namespace mhcsim::python {
 
 namespace {
 // A Python value as the TOML text after --set key=: booleans as true/false, strings as they
 // are (quoted or not, as on the command line), numbers as Python writes them.
-std::string toml_value(const py::handle& value) {
+std::string toml_value(const std::string& key, const py::handle& value) {
+  if (value.is_none()) throw InputError(key, "None is not a value (expected a number, a boolean or a string)");
   if (py::isinstance<py::bool_>(value)) return value.cast<bool>() ? "true" : "false";
   if (py::isinstance<py::str>(value)) return value.cast<std::string>();
   return py::str(value).cast<std::string>();
@@ -40,11 +42,17 @@ std::vector<scenarios::Override> overrides_from(const py::object& overrides) {
   std::vector<scenarios::Override> out;
   if (overrides.is_none()) return out;
   if (py::isinstance<py::dict>(overrides)) {
-    for (const auto& [key, value] : overrides.cast<py::dict>())
-      out.push_back(scenarios::parse_override(py::str(key).cast<std::string>() + "=" + toml_value(value)));
+    for (const auto& [key, value] : overrides.cast<py::dict>()) {
+      const auto name = py::str(key).cast<std::string>();
+      out.push_back(scenarios::parse_override(name + "=" + toml_value(name, value)));
+    }
     return out;
   }
   if (py::isinstance<py::str>(overrides)) return {scenarios::parse_override(overrides.cast<std::string>())};
+  if (!py::isinstance<py::iterable>(overrides))
+    throw InputError("overrides", fmt::format("a {} (expected a dict {{key: value}}, a 'key=value' string or a list "
+                                              "of them)",
+                                              py::str(py::type::of(overrides).attr("__name__")).cast<std::string>()));
   for (const auto& text : overrides) out.push_back(scenarios::parse_override(py::str(text).cast<std::string>()));
   return out;
 }

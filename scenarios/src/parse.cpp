@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
+#include <string_view>
+
 #include "mhcsim/toml_nesting.h"
 #include "schema.h"
 
@@ -37,6 +41,13 @@ toml::table parse_override_value(const Override& o) {
   try {
     return toml::parse("v = " + o.value, source);
   } catch (const toml::parse_error&) {
+    // Digits past 64 bits are no TOML integer, and would read as a string below.
+    std::string_view digits = o.value;
+    if (!digits.empty() && (digits.front() == '+' || digits.front() == '-')) digits.remove_prefix(1);
+    if (!digits.empty() && std::isdigit(static_cast<unsigned char>(digits.front())) &&
+        std::all_of(digits.begin(), digits.end(),
+                    [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '_'; }))
+      throw InputError(o.key, fmt::format("{} is out of range (an integer past 64 bits)", o.value), kSetLocation);
     std::string quoted = "\"";
     for (char ch : o.value) quoted += (ch == '"' || ch == '\\') ? std::string{'\\', ch} : std::string{ch};
     try {

@@ -61,7 +61,10 @@ double parse_fraction(std::string_view text, const std::string& flag) {
 int64_t parse_count(std::string_view text, const std::string& flag, int64_t minimum, int64_t maximum) {
   int64_t value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || text.empty())
+  const bool whole = end == text.data() + text.size() && !text.empty();
+  if (whole && ec == std::errc::result_out_of_range)  // digits past int64
+    throw InputError(flag, fmt::format("{} is too large (expected an integer <= {})", text, maximum));
+  if (ec != std::errc() || !whole)
     throw InputError(flag, fmt::format("'{}' is not an integer (expected an integer >= {})", text, minimum));
   if (value < minimum)
     throw InputError(flag, fmt::format("{} is too small (expected an integer >= {})", value, minimum));

@@ -53,6 +53,15 @@ def test_sweep_over_a_grid(small):
     assert rows == mhcsim.sweep(small, ["parallel.micro_batches=16,32", "parallel.pp=8,16"], jobs=1)
 
 
+def test_sweep_grid_forms_and_bad_ones(small):
+    rows = mhcsim.sweep(small, {"parallel.pp": [8, 16]})
+    assert rows == mhcsim.sweep(small, {"parallel.pp": "8,16"}) == mhcsim.sweep(small, "parallel.pp=8,16")
+    assert len(mhcsim.sweep(small, {"parallel.pp": 8})) == 1
+    for bad, what in [(5, "a int"), ({}, "nothing to sweep"), ([8, 16], "a int in the list")]:
+        with pytest.raises(mhcsim.Error, match=what):
+            mhcsim.sweep(small, bad)
+
+
 def test_sweep_equals_the_cli(small, cli_json):
     rows = mhcsim.sweep(small, {"parallel.micro_batches": [16, 32], "parallel.pp": [8, 16]})
     sets = [a for o in small.overrides for a in ("--set", o)]

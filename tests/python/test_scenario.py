@@ -48,6 +48,15 @@ def test_bad_override_raises_error_naming_the_key():
     assert "\n" not in str(e)
 
 
+def test_override_values_python_cannot_mean_are_named():
+    with pytest.raises(mhcsim.Error, match=r"parallel.pp: 1180591620717411303424 is out of range \(an integer past 64"):
+        mhcsim.load(overrides={"parallel.pp": 2**70})
+    with pytest.raises(mhcsim.Error, match="parallel.pp: None is not a value"):
+        mhcsim.load(overrides={"parallel.pp": None})
+    with pytest.raises(mhcsim.Error, match=r"overrides: a int \(expected a dict"):
+        mhcsim.load(overrides=5)
+
+
 def test_unknown_key_and_missing_equals_are_errors():
     with pytest.raises(mhcsim.Error, match="parallel.ppp"):
         mhcsim.load(overrides=["parallel.ppp=8"])

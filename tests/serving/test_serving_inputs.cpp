@@ -123,6 +123,8 @@ TEST_CASE("durations need a unit and must be > 0") {
   CHECK(parse_count("128", "--replicas") == 128);
   CHECK_THROWS_WITH(parse_count("0", "--replicas"), Catch::StartsWith("--replicas: 0 is too small"));
   CHECK_THROWS_WITH(parse_count("1.5", "--replicas"), Catch::StartsWith("--replicas: '1.5' is not an integer"));
+  CHECK_THROWS_WITH(parse_count("99999999999999999999", "--requests", 1, 1000),
+                    Catch::StartsWith("--requests: 99999999999999999999 is too large (expected an integer <= 1000)"));
 }
 
 TEST_CASE("Poisson requests: the rate, the mean lengths, and the clamp") {
