@@ -29,6 +29,9 @@ std::vector<scenarios::Override> overrides_from(const py::object& overrides);
 // Reads scenario.calibration_path into scenario.calibration, each warning a Python
 // UserWarning (the CLI prints them on stderr).
 void attach_calibration(Scenario& s);
+// A UserWarning "does not fit: <why>" where the configuration does not fit its GPUs: what the
+// CLI's exit code 3 says, for step, memory and simulate, whose results are still returned.
+void warn_if_it_does_not_fit(const Scenario& s);
 
 // Objects, arrays, numbers, strings, booleans and null as dict, list, int/float, str, bool, None.
 py::object to_python(const nlohmann::json& j);

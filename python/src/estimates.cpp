@@ -35,14 +35,21 @@ void register_estimates(py::module_& m) {
   m.def(
       "step",
       [](L l, bool ops) {
-        return to_python(ops ? api::step_ops_table(l.scenario).to_json()
-                             : reports::quantities_to_json(api::step_quantities(l.scenario)));
+        auto result = to_python(ops ? api::step_ops_table(l.scenario).to_json()
+                                    : reports::quantities_to_json(api::step_quantities(l.scenario)));
+        warn_if_it_does_not_fit(l.scenario);
+        return result;
       },
       py::arg("scenario"), py::arg("ops") = false,
       "One step (`mhcsim step`): training (compute, communication, bubble, MFU) or serving (decode/prefill), "
       "as a dict; ops=True: one layer's operations as a list of rows.");
   m.def(
-      "memory", [](L l) { return to_python(reports::quantities_to_json(api::memory_quantities(l.scenario))); },
+      "memory",
+      [](L l) {
+        auto result = to_python(reports::quantities_to_json(api::memory_quantities(l.scenario)));
+        warn_if_it_does_not_fit(l.scenario);
+        return result;
+      },
       py::arg("scenario"), "Memory per GPU (`mhcsim memory`) as a dict.");
   m.def(
       "kv",

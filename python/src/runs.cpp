@@ -41,10 +41,10 @@ py::object simulate(const LoadedScenario& l, const std::optional<std::string>& t
     const auto run = api::simulate(l.scenario, {trace.value_or(""), max_sim_ops, "trace", "max_sim_ops", force});
     doc = api::to_json(l.scenario, run);
   }
+  warn_if_it_does_not_fit(l.scenario);
   return to_python(doc);
 }
 
-// {key: [values]} or ["key=a,b,c", ...], each axis as --sweep reads it.
 // A value as --sweep writes it: booleans as true/false, the rest as Python prints them.
 std::string sweep_value(const py::handle& v) {
   return py::isinstance<py::bool_>(v) ? std::string(v.cast<bool>() ? "true" : "false") : py::str(v).cast<std::string>();

@@ -10,6 +10,7 @@
 #include "mhcsim/api/hw.h"
 #include "mhcsim/calib/attach.h"
 #include "mhcsim/error.h"
+#include "mhcsim/sweep/feasibility.h"
 
 namespace mhcsim::python {
 
@@ -60,6 +61,11 @@ std::vector<scenarios::Override> overrides_from(const py::object& overrides) {
 void attach_calibration(Scenario& s) {
   for (const auto& w : calib::attach_calibration(s))
     if (PyErr_WarnEx(PyExc_UserWarning, w.c_str(), 1) != 0) throw py::error_already_set();
+}
+
+void warn_if_it_does_not_fit(const Scenario& s) {
+  if (const auto why = sweep::capacity(s).infeasible_reason; !why.empty())
+    if (PyErr_WarnEx(PyExc_UserWarning, ("does not fit: " + why).c_str(), 1) != 0) throw py::error_already_set();
 }
 
 void register_scenario(py::module_& m) {

@@ -144,3 +144,12 @@ def test_hardware_catalog_equals_the_cli(cli_json):
     assert_rows(rows)
     h800 = next(r for r in rows if r["key"] == "H800")
     assert h800["bf16_tflops"] > 900 and h800["gpus_per_node"] == 8 and h800["source"]
+
+
+def test_a_configuration_that_does_not_fit_warns_as_the_cli_exits_3(train):
+    tight = train.with_overrides({"parallel.pp": 8})  # 84.5 GiB per GPU on 80 GiB H800s
+    for verb in (mhcsim.step, mhcsim.memory, mhcsim.simulate):
+        with pytest.warns(UserWarning, match="does not fit: out of memory"):
+            result = verb(tight)
+        assert result  # the numbers all the same
+    assert mhcsim.memory(tight)["fits"] is False
