@@ -2,6 +2,7 @@
 // What the binding files share: the Scenario the module hands out, JSON to Python, and one
 // registration function per file.
 #include <pybind11/pybind11.h>
+#include <signal.h>
 
 #include <string>
 #include <vector>
@@ -32,6 +33,22 @@ void attach_calibration(Scenario& s);
 // A UserWarning "does not fit: <why>" where the configuration does not fit its GPUs: what the
 // CLI's exit code 3 says, for step, memory and simulate, whose results are still returned.
 void warn_if_it_does_not_fit(const Scenario& s);
+
+// Long work with the GIL released and Ctrl-C stopping it: on the main thread SIGINT requests an
+// interrupt (interrupt.h) until the call returns, which the loops turn into Interrupted and the
+// module into KeyboardInterrupt; one that came as the work finished is raised right after.
+class LongCall {
+ public:
+  LongCall();
+  ~LongCall();
+  LongCall(const LongCall&) = delete;
+  LongCall& operator=(const LongCall&) = delete;
+
+ private:
+  struct sigaction previous_ {};
+  bool installed_ = false;
+  py::gil_scoped_release release_;  // last: the handler is in place before the GIL goes
+};
 
 // Objects, arrays, numbers, strings, booleans and null as dict, list, int/float, str, bool, None.
 py::object to_python(const nlohmann::json& j);

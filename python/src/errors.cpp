@@ -1,9 +1,39 @@
 // mhcsim.Error (a ValueError) for mhcsim::InputError and SpecError: the message is the CLI's
 // one line, `file:line: key: what is wrong (expected ...)`, and the parts are attributes.
+#include <exception>
+
 #include "bindings.h"
 #include "mhcsim/error.h"
+#include "mhcsim/interrupt.h"
 
 namespace mhcsim::python {
+
+namespace {
+extern "C" void on_sigint(int) { request_interrupt(); }
+
+// SIGINT to mhcsim's request while a call runs; Python's handler back afterwards. Only the main
+// thread: Python runs its signal handlers there, and a call on another thread leaves them be.
+bool install_sigint(struct sigaction& previous) {
+  const auto threading = py::module_::import("threading");
+  if (!threading.attr("current_thread")().is(threading.attr("main_thread")())) return false;
+  struct sigaction action {};
+  action.sa_handler = on_sigint;
+  sigemptyset(&action.sa_mask);
+  return sigaction(SIGINT, &action, &previous) == 0;
+}
+}  // namespace
+
+LongCall::LongCall() : installed_(install_sigint(previous_)) {}
+
+LongCall::~LongCall() {
+  if (!installed_) return;
+  sigaction(SIGINT, &previous_, nullptr);
+  if (!interrupt_requested()) return;
+  clear_interrupt();
+  // Unwinding with Interrupted: the translator raises KeyboardInterrupt. Finished all the same:
+  // Python raises it at its next bytecode (PyErr_SetInterrupt needs no GIL).
+  if (std::uncaught_exceptions() == 0) PyErr_SetInterrupt();
+}
 
 void register_errors(py::module_& m) {
   static py::exception<InputError> error(m, "Error", PyExc_ValueError);
@@ -20,6 +50,8 @@ void register_errors(py::module_& m) {
       value.attr("file") = e.where().file;
       value.attr("line") = e.where().line;
       PyErr_SetObject(error.ptr(), value.ptr());
+    } catch (const Interrupted&) {
+      PyErr_SetNone(PyExc_KeyboardInterrupt);
     }
   });
 }

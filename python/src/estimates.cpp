@@ -93,7 +93,7 @@ void register_estimates(py::module_& m) {
         r.mappings = mappings.value_or("");
         nlohmann::json doc;
         {
-          py::gil_scoped_release release;
+          const LongCall call;
           doc = api::to_json(r, api::stability(l.scenario, r));
         }
         return to_python(doc);

@@ -36,7 +36,7 @@ py::object compare(const std::string& trace, const std::optional<LoadedScenario>
   const Scenario s = scenario ? scenario->scenario : scenarios::load_scenario(scenarios::default_scenario_path());
   nlohmann::json results;
   {
-    py::gil_scoped_release release;
+    const LongCall call;
     results = api::compare(r, [&] { return s; }).results;
   }
   return to_python(results);
@@ -55,7 +55,7 @@ py::object calibrate(const py::object& bench_json, const std::string& output, co
   require_output_file(output, force, "output");
   calib::Calibration c;
   {
-    py::gil_scoped_release release;
+    const LongCall call;
     std::vector<calib::BenchFile> files;
     for (const auto& p : paths) files.push_back(calib::read_benchmark_file(p));
     c = calib::calibrate(files, {gpu.value_or("")});

@@ -37,7 +37,7 @@ py::object simulate(const LoadedScenario& l, const std::optional<std::string>& t
   check_max_sim_ops(max_sim_ops);
   nlohmann::json doc;
   {
-    py::gil_scoped_release release;
+    const LongCall call;
     const auto run = api::simulate(l.scenario, {trace.value_or(""), max_sim_ops, "trace", "max_sim_ops", force});
     doc = api::to_json(l.scenario, run);
   }
@@ -97,7 +97,7 @@ py::object run_sweep(const LoadedScenario& l, const py::object& grid_spec, bool 
   };
   nlohmann::json rows;
   {
-    py::gil_scoped_release release;
+    const LongCall call;
     const auto result = sweep::run_sweep(tpl, grid, evaluator, {jobs, {}});
     rows = sweep::to_table(result, {}, 0, result.points, "sweep").to_json();
   }
@@ -111,7 +111,7 @@ py::object write_report(const LoadedScenario& l, const std::string& output, bool
   reports::require_report_directory(output, force, "output");  // before the work, not after it
   std::string does_not_fit;
   {
-    py::gil_scoped_release release;
+    const LongCall call;
     scenarios::ScenarioTemplate tpl(l.toml_text, l.file_name, l.overrides);
     reports::write_report(sweep::capacity_report(l.scenario, tpl, max_sim_ops), output, force);
     does_not_fit = sweep::capacity(l.scenario).infeasible_reason;
@@ -131,7 +131,7 @@ py::object validate_suite(const std::optional<std::string>& dir, const py::objec
   const auto ovr = overrides_from(overrides);
   nlohmann::json doc;
   {
-    py::gil_scoped_release release;
+    const LongCall call;
     const auto v = api::run_validation(dir.value_or(""), ovr, [](Scenario& s) { calib::attach_calibration(s); });
     doc = api::to_json(v, thresholds);
   }
@@ -175,7 +175,7 @@ py::object run_search(const LoadedScenario& l, const py::object& gpus, const std
   scenarios::ScenarioTemplate tpl(l.toml_text, l.file_name, l.overrides);
   nlohmann::json results;
   {
-    py::gil_scoped_release release;
+    const LongCall call;
     results = api::search(tpl, l.scenario, r)->results;  // one rank: always the answer
   }
   return to_python(results);
@@ -228,7 +228,7 @@ py::object serve(const LoadedScenario& l, const std::optional<double>& rate, int
   const auto r = api::parse_serve_arguments(a);
   nlohmann::json doc;
   {
-    py::gil_scoped_release release;
+    const LongCall call;
     doc = api::to_json(l.scenario, r, api::serve(l.scenario, r));
   }
   return to_python(doc);

@@ -9,6 +9,7 @@
 
 #include "mhcsim/cost/step.h"
 #include "mhcsim/error.h"
+#include "mhcsim/interrupt.h"
 #include "mhcsim/threads.h"
 #include "mhcsim/sweep/feasibility.h"
 #include "mhcsim/units.h"
@@ -109,6 +110,7 @@ struct Share {
           if (i % kChunk == kChunk - 1) {
             if (!batch.empty()) fold(result, batch, o.objective, o.top);
             done.fetch_add(kChunk, std::memory_order_relaxed);
+            throw_if_interrupted();
           }
         },
         walk);

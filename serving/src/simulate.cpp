@@ -17,6 +17,7 @@
 #include "mhcsim/cost/kv_cache.h"
 #include "mhcsim/cost/rates.h"
 #include "mhcsim/error.h"
+#include "mhcsim/interrupt.h"
 #include "replica.h"
 #include "router.h"
 
@@ -35,6 +36,9 @@ double Deployment::kv_transfer_seconds(double tokens) const {
 
 namespace {
 using namespace detail;
+
+// Events between polls of an interrupt request (interrupt.h): a few milliseconds of simulation.
+constexpr int64_t kEventsBetweenPolls = 1 << 14;
 
 struct Pool {
   const Deployment* deployment = nullptr;
@@ -77,7 +81,8 @@ class Engine {
   ServingResult run() {
     check_largest();
     pull_arrival();
-    while (!events_.empty()) {
+    for (int64_t n = 1; !events_.empty(); ++n) {
+      if (n % kEventsBetweenPolls == 0) throw_if_interrupted();
       const Event e = events_.pop();
       metrics_.advance(e.time_s, in_system_, used_blocks_);
       switch (e.kind) {

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "mhcsim/error.h"
+#include "mhcsim/interrupt.h"
 #include "mhcsim/threads.h"
 
 namespace mhcsim::sweep {
@@ -100,6 +101,7 @@ void worker(Shared& sh) {
       sh.free.wait(lock, [&] { return sh.stop || k < sh.taken + sh.window(); });
       if (sh.stop) return;
     }
+    throw_if_interrupted();  // between blocks: a block is milliseconds
     const int64_t b = sh.ranks.rank + k * sh.ranks.size;
     const int64_t begin = b * sh.block_points, end = std::min(sh.grid.size(), begin + sh.block_points);
     SweepResult block = empty_block(sh, end - begin);

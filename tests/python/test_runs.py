@@ -220,3 +220,36 @@ def test_calibrate_writes_the_profile_the_cli_writes(tmp_path, data_dir):
         mhcsim.calibrate(bench, out)
     assert caught.value.key == "output" and "use force=True" in str(caught.value)
     assert mhcsim.calibrate([bench], out, force=True) == p
+
+
+def test_ctrl_c_stops_a_long_search(tmp_path):
+    # Python runs its SIGINT handler between bytecodes only, never inside the C++ call: the
+    # module's own handler asks the search's loops to stop, and the call raises KeyboardInterrupt.
+    # The search would take many minutes; without the handler the child outlives the timeout.
+    import signal
+    import subprocess
+    import sys
+
+    child = subprocess.Popen(
+        [sys.executable, "-c",
+         "import mhcsim, sys\n"
+         "s = mhcsim.load()\n"
+         "print('start', flush=True)\n"
+         "try:\n"
+         "    mhcsim.search(s, gpus='256-65536', top=3, jobs=1)\n"
+         "    print('finished', flush=True)\n"
+         "except KeyboardInterrupt:\n"
+         "    print('interrupted', flush=True)\n"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert child.stdout.readline().strip() == "start"
+    import time
+    time.sleep(1.0)  # inside the search by now
+    child.send_signal(signal.SIGINT)
+    try:
+        out, err = child.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        pytest.fail("the search did not stop at SIGINT")
+    assert out.strip() == "interrupted", (out, err)
+    # The next call runs normally: the request was cleared and Python's handler is back.
+    assert mhcsim.step(mhcsim.load())["step_s"] > 0
