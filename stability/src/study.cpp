@@ -134,7 +134,9 @@ Distribution distribution(std::vector<double>& values) {
     const double h = static_cast<double>(values.size() - 1) * p;
     const auto lo = static_cast<size_t>(std::floor(h));
     const size_t hi = std::min(lo + 1, values.size() - 1);
-    return values[lo] + (h - static_cast<double>(lo)) * (values[hi] - values[lo]);
+    const double frac = h - static_cast<double>(lo), a = values[lo], b = values[hi];
+    // An overflowed gain is inf: inf - inf and 0 x inf would make the quantile nan.
+    return frac == 0 || a == b ? a : a + frac * (b - a);
   };
   return {quantile(0.5), quantile(0.99), values.back()};
 }

@@ -26,6 +26,10 @@ BENCH = os.path.join(SRC, "tests", "calib", "data", "synthetic_h200.json")
 VALID = os.path.join(SCN, "validation")
 TMP = tempfile.mkdtemp(prefix="mhcsim_schemas_")
 PROFILE = os.path.join(TMP, "profile.json")
+# HC mappings whose product passes double's range by the ninth layer: gains past it are null.
+OVERFLOWING = os.path.join(TMP, "overflowing.json")
+with open(OVERFLOWING, "w") as f:
+    json.dump([[[3e38, 3e38], [3e38, -3e38]]] * 12, f)
 
 # (verb, arguments): the variants of each verb's document (training and serving, flags that
 # change what the results hold).
@@ -76,6 +80,7 @@ CASES = [
                "--target-rate", "20", "--prefill-replicas", "auto"]),
     ("stability", ["-s", MHC, "--samples", "20"]),
     ("stability", ["-s", MHC, "--mappings", os.path.join(SRC, "fuzz", "seeds", "mappings", "two_layers.json")]),
+    ("stability", ["-s", MHC, "--mappings", OVERFLOWING]),
     ("diff", [TRAIN, os.path.join(SRC, "scenarios", "validation", "deepseek_v3_isca25.toml")]),
     ("diff", [TRAIN, SERVE]),
 ]

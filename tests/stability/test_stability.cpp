@@ -211,6 +211,13 @@ TEST_CASE("stability: quantiles and bounds", "[stability]") {
   CHECK(d.max == 100);
   std::vector<double> one{3.0};
   CHECK(distribution(one).p99 == 3.0);
+  // An overflowed gain is inf, and its quantiles too, never nan (inf - inf, 0 x inf).
+  std::vector<double> overflowed{INFINITY};
+  CHECK(std::isinf(distribution(overflowed).median));
+  std::vector<double> mixed{1.0, 2.0, INFINITY};
+  const auto m = distribution(mixed);
+  CHECK(m.median == 2.0);
+  CHECK(std::isinf(m.p99));
 
   const auto variants = standard_variants({1, 20});
   REQUIRE(variants.size() == 5);
