@@ -171,14 +171,16 @@ const char* length_name(serving::LengthDistribution::Kind k) {
 
 nlohmann::json result_json(const serving::ServingResult& r) {
   nlohmann::json j;
-  for (const auto& f : serving::stat_fields()) j[f.key] = f.get(r);
+  for (const auto& f : serving::stat_fields())
+    j[f.key] = f.count ? nlohmann::json(std::llround(f.get(r))) : nlohmann::json(f.get(r));
   j["arrival_rate_per_s"] = r.arrival_rate_per_s;
   j["duration_s"] = r.duration_s;
   j["gpus"] = r.gpus;
   j["iterations"] = r.iterations;
-  j["input_tokens"] = r.input_tokens;
-  j["prefix_hit_tokens"] = r.prefix_hit_tokens;
-  j["output_tokens"] = r.output_tokens;
+  // Sums of whole token counts, exact in a double up to 2^53.
+  j["input_tokens"] = std::llround(r.input_tokens);
+  j["prefix_hit_tokens"] = std::llround(r.prefix_hit_tokens);
+  j["output_tokens"] = std::llround(r.output_tokens);
   j["ttft_mean_s"] = r.ttft.mean_s;
   j["tpot_mean_s"] = r.tpot.mean_s;
   j["e2e_mean_s"] = r.e2e.mean_s;

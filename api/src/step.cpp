@@ -35,7 +35,7 @@ std::vector<reports::Quantity> training_quantities(const Scenario& s) {
           {"bubble_fraction", "bubble share of the step", e.bubble_fraction(), "%", 100.0, 2},
           {"dp_sync_s", "exposed DP sync (gradients; ZeRO-3 weight gathers)", e.dp_sync_seconds, "s"},
           {"step_s", "step time", e.step_seconds, "s"},
-          {"tokens_per_step", "tokens per step", e.tokens_per_step, "tokens", 1.0, 0},
+          {"tokens_per_step", "tokens per step", static_cast<int64_t>(e.tokens_per_step), "tokens", 1.0, 0},
           {"tokens_per_s", "throughput", e.tokens_per_second, "tokens/s", 1.0, 0},
           {"training_flops_per_token", "training FLOPs per token (non-causal)", e.training_flops_per_token, "GFLOP",
            1e-9, 1},

@@ -1,12 +1,14 @@
 #include "mhcsim/serving/result.h"
 
+#include <cmath>
+
 namespace mhcsim::serving {
 
 const std::vector<StatField>& stat_fields() {
   using R = const ServingResult&;
   static const std::vector<StatField> fields{
       {"rate_per_s", "rate (req/s)", 3, 1, [](R r) { return r.rate_per_s; }},
-      {"requests", "requests", 0, 1, [](R r) { return static_cast<double>(r.requests); }},
+      {"requests", "requests", 0, 1, [](R r) { return static_cast<double>(r.requests); }, true},
       {"ttft_p50_s", "TTFT p50 (ms)", 1, 1e3, [](R r) { return r.ttft.p50_s; }},
       {"ttft_p90_s", "TTFT p90 (ms)", 1, 1e3, [](R r) { return r.ttft.p90_s; }},
       {"ttft_p99_s", "TTFT p99 (ms)", 1, 1e3, [](R r) { return r.ttft.p99_s; }},
@@ -24,7 +26,7 @@ const std::vector<StatField>& stat_fields() {
       {"goodput_per_s", "goodput (req/s)", 3, 1, [](R r) { return r.goodput_per_s; }},
       {"kv_utilisation_mean", "KV mean (%)", 1, 100, [](R r) { return r.kv_utilisation_mean; }},
       {"kv_utilisation_max", "KV max (%)", 1, 100, [](R r) { return r.kv_utilisation_max; }},
-      {"preemptions", "preempted", 0, 1, [](R r) { return static_cast<double>(r.preemptions); }},
+      {"preemptions", "preempted", 0, 1, [](R r) { return static_cast<double>(r.preemptions); }, true},
       {"kept_up", "kept up (%)", 1, 100, [](R r) { return r.kept_up; }},
       {"cost_per_million_input_usd", "$/1M in", 3, 1, [](R r) { return r.cost_per_million_input_usd; }},
       {"cost_per_million_output_usd", "$/1M out", 3, 1, [](R r) { return r.cost_per_million_output_usd; }},
@@ -38,7 +40,12 @@ reports::Table runs_table(const std::string& title, const std::vector<ServingRes
   reports::Table t(title, columns);
   for (const auto& r : runs) {
     std::vector<reports::Cell> row;
-    for (const auto& f : stat_fields()) row.emplace_back(f.get(r));
+    for (const auto& f : stat_fields()) {
+      if (f.count)
+        row.emplace_back(static_cast<int64_t>(std::llround(f.get(r))));
+      else
+        row.emplace_back(f.get(r));
+    }
     t.add_row(std::move(row));
   }
   return t;

@@ -60,6 +60,7 @@ struct StatField {
   int precision;
   double text_scale;  // the table shows value x scale
   double (*get)(const ServingResult&);
+  bool count = false;  // a whole number (requests, preemptions): an integer in JSON and tables
 };
 // The scalar fields, in table order.
 const std::vector<StatField>& stat_fields();
