@@ -175,6 +175,7 @@ nlohmann::json result_json(const serving::ServingResult& r) {
     j[f.key] = f.count ? nlohmann::json(std::llround(f.get(r))) : nlohmann::json(f.get(r));
   j["arrival_rate_per_s"] = r.arrival_rate_per_s;
   j["duration_s"] = r.duration_s;
+  j["last_arrival_s"] = r.last_arrival_s;
   j["gpus"] = r.gpus;
   j["iterations"] = r.iterations;
   // Sums of whole token counts, exact in a double up to 2^53.

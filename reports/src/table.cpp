@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <ostream>
 #include <stdexcept>
 
@@ -21,7 +22,7 @@ std::string cell_text(const Cell& c, int precision, double scale) {
           return scale == 1.0 ? fmt::format("{}", v)
                               : fmt::format("{:.{}f}", static_cast<double>(v) * scale, precision);
         else if constexpr (std::is_same_v<T, double>)
-          return fmt::format("{:.{}f}", v * scale, precision);
+          return std::isnan(v) ? "-" : fmt::format("{:.{}f}", v * scale, precision);  // nan: undefined, as JSON's null
         else
           return v;
       },

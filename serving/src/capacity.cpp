@@ -7,6 +7,7 @@
 
 #include "mhcsim/cost/serving_step.h"
 #include "mhcsim/error.h"
+#include "mhcsim/interrupt.h"
 
 namespace mhcsim::serving {
 
@@ -14,7 +15,7 @@ bool meets_slos(const ServingResult& r, double slo_ttft_s, double slo_tpot_s) {
   return (slo_ttft_s <= 0 || r.ttft.p99_s <= slo_ttft_s) && (slo_tpot_s <= 0 || r.tpot.p99_s <= slo_tpot_s);
 }
 
-bool keeps_up(const ServingResult& r) { return r.kept_up >= kKeepsUpShare; }
+bool keeps_up(const ServingResult& r) { return kRunOverTtft * r.ttft.p99_s <= r.last_arrival_s; }
 
 MaxRate search_max_rate(const std::function<ServingResult(double)>& run, double slo_ttft_s, double slo_tpot_s,
                         double start_rate_per_s, double min_rate_per_s, double relative_tolerance) {
@@ -24,6 +25,7 @@ MaxRate search_max_rate(const std::function<ServingResult(double)>& run, double 
   constexpr int kMaxRuns = 64;  // 2^30 of range and ~20 bisections fit with room to spare
   MaxRate m;
   const auto probe = [&](double rate) {
+    throw_if_interrupted();  // a run of few events never reaches the engine's own poll
     m.probes.push_back(run(rate));
     const bool ok = meets_slos(m.probes.back(), slo_ttft_s, slo_tpot_s) && keeps_up(m.probes.back());
     if (ok && rate > m.rate_per_s) {
@@ -49,7 +51,7 @@ MaxRate search_max_rate(const std::function<ServingResult(double)>& run, double 
       hi = r;
     }
   }
-  if (lo <= 0) return m;  // nothing meets the SLOs down to start / 2^31 or min_rate_per_s
+  if (lo <= 0) return m;  // nothing meets the SLOs and keeps up down to start / 2^31 or min_rate_per_s
   while (static_cast<int>(m.probes.size()) < kMaxRuns && (hi - lo) > relative_tolerance * lo) {
     const double mid = 0.5 * (lo + hi);
     (probe(mid) ? lo : hi) = mid;

@@ -42,17 +42,6 @@ void Metrics::complete(const Live& r, double now) {
   last_completion_s_ = std::max(last_completion_s_, now);
 }
 
-// Events run in time order, so the requests completed when one arrives are those done by then.
-void Metrics::arrival(double time_s) {
-  last_arrival_s_ = time_s;
-  at_last_arrival_ = {at_last_arrival_.arrived + 1, completed_};
-  const int64_t n = at_last_arrival_.arrived;
-  if ((n & (n - 1)) == 0) {
-    window_start_ = checkpoint_;
-    checkpoint_ = at_last_arrival_;
-  }
-}
-
 void Metrics::busy(double gpu_seconds, double prefill_tokens, double decode_tokens) {
   const double total = prefill_tokens + decode_tokens;
   if (total <= 0) return;
@@ -77,12 +66,7 @@ ServingResult Metrics::result(int64_t gpus, int gpus_per_node, double price_per_
   r.arrival_rate_per_s = last_arrival_s_ > 0 ? static_cast<double>(completed_) / last_arrival_s_ : 0.0;
   r.rate_per_s = r.arrival_rate_per_s;
   r.duration_s = last_completion_s_;
-  // From the quarter-to-half point of the arrivals to the last: past the start-up, and long
-  // against a request's latency wherever the run is long enough to say anything.
-  const int64_t arrived = at_last_arrival_.arrived - window_start_.arrived;
-  r.kept_up = arrived > 0 ? static_cast<double>(at_last_arrival_.completed - window_start_.completed) /
-                                static_cast<double>(arrived)
-                          : 0.0;
+  r.last_arrival_s = last_arrival_s_;
   r.ttft = percentiles(ttft_);
   r.tpot = percentiles(tpot_);
   r.e2e = percentiles(e2e_);

@@ -22,7 +22,7 @@ class Metrics {
   // prefill pool's all to prefill, a decode pool's all to decode).
   void busy(double gpu_seconds, double prefill_tokens, double decode_tokens);
   void sample_kv(double now, int64_t used_blocks);
-  void arrival(double time_s);
+  void arrival(double time_s) { last_arrival_s_ = time_s; }
   void in_flight(int64_t n) { max_in_flight_ = n > max_in_flight_ ? n : max_in_flight_; }
 
   ServingResult result(int64_t gpus, int gpus_per_node, double price_per_gpu_hour) const;
@@ -33,12 +33,6 @@ class Metrics {
   double total_blocks_;
   QuantileSketch ttft_, tpot_, e2e_;
   int64_t completed_ = 0, meeting_slo_ = 0;
-  // Arrivals and completions counted when an arrival count reaches a power of two (the latest,
-  // and the one before it), and when the last request arrived.
-  struct Count {
-    int64_t arrived = 0, completed = 0;
-  };
-  Count checkpoint_, window_start_, at_last_arrival_;
   double input_tokens_ = 0, hit_tokens_ = 0, output_tokens_ = 0;
   double now_ = 0, last_arrival_s_ = 0, last_completion_s_ = 0;
   double in_system_area_ = 0, used_blocks_area_ = 0, max_used_blocks_ = 0;

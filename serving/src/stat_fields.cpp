@@ -27,7 +27,6 @@ const std::vector<StatField>& stat_fields() {
       {"kv_utilisation_mean", "KV mean (%)", 1, 100, [](R r) { return r.kv_utilisation_mean; }},
       {"kv_utilisation_max", "KV max (%)", 1, 100, [](R r) { return r.kv_utilisation_max; }},
       {"preemptions", "preempted", 0, 1, [](R r) { return static_cast<double>(r.preemptions); }, true},
-      {"kept_up", "kept up (%)", 1, 100, [](R r) { return r.kept_up; }},
       {"cost_per_million_input_usd", "$/1M in", 3, 1, [](R r) { return r.cost_per_million_input_usd; }},
       {"cost_per_million_output_usd", "$/1M out", 3, 1, [](R r) { return r.cost_per_million_output_usd; }},
   };

@@ -21,7 +21,7 @@ TEST_CASE("max-rate search brackets and bisects to the SLO boundary") {
     ServingResult r;
     r.rate_per_s = rate;
     r.ttft.p99_s = rate;
-    r.kept_up = 1;
+    r.last_arrival_s = 1e6;
     return r;
   };
   const auto up = search_max_rate(run, 3.3, 0, 0.25);
@@ -41,18 +41,19 @@ TEST_CASE("max-rate search brackets and bisects to the SLO boundary") {
 }
 
 TEST_CASE("max-rate search: a rate the service falls behind at is not served, however loose the SLO") {
-  // A finite run past capacity levels its p99 off (its queue grows only while requests arrive):
-  // this service's p99 stays at 1 s at any rate, but it serves 2 requests/s at most.
+  // A finite run of N requests past capacity levels its p99 off (its queue grows only while they
+  // arrive): this service serves 2 requests/s and its p99 TTFT is the backlog the last arrival
+  // finds, (rate - 2) x N / rate / 2 s, under the 1,000 s SLO at any rate with N = 1,000.
   const auto run = [](double rate) {
     ServingResult r;
     r.rate_per_s = rate;
-    r.ttft.p99_s = 1.0;
-    r.kept_up = std::min(1.0, 2.0 / rate);
+    r.last_arrival_s = 1000.0 / rate;
+    r.ttft.p99_s = std::max(0.1, (rate - 2.0) * r.last_arrival_s / 2.0);
     return r;
   };
-  const auto m = search_max_rate(run, 60.0, 0, 1.0);
-  CHECK(m.rate_per_s <= 2.0 / kKeepsUpShare);
-  CHECK(m.rate_per_s >= 0.98 * 2.0);
+  const auto m = search_max_rate(run, 1000.0, 0, 1.0);
+  CHECK(m.rate_per_s >= 2.0);
+  CHECK(m.rate_per_s <= 2.0 / (1.0 - 2.0 / kRunOverTtft));  // the p99 at a tenth of the run
 }
 
 TEST_CASE("max-rate search on the simulator: the rate found meets the SLOs, 20% more does not") {
@@ -68,8 +69,8 @@ TEST_CASE("max-rate search on the simulator: the rate found meets the SLOs, 20% 
   REQUIRE(m.rate_per_s > 0);
   CHECK(meets_slos(m.at_rate, c.slo_ttft_s, c.slo_tpot_s));
   CHECK_FALSE(meets_slos(run(1.2 * m.rate_per_s), c.slo_ttft_s, c.slo_tpot_s));
-  CHECK(m.at_rate.kept_up >= kKeepsUpShare);
-  CHECK(run(4.0 * m.rate_per_s).kept_up < kKeepsUpShare);  // far past capacity: it falls behind
+  CHECK(keeps_up(m.at_rate));
+  CHECK_FALSE(keeps_up(run(4.0 * m.rate_per_s)));  // far past capacity: its queue holds the run
 }
 
 TEST_CASE("deployment units: the EP group in whole nodes, or the replica") {

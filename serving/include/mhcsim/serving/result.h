@@ -23,12 +23,9 @@ struct ServingResult {
   double arrival_rate_per_s = 0;  // measured: requests / last arrival time
   int64_t requests = 0;           // completed (= all: the simulation drains)
   int64_t iterations = 0;
-  int64_t preemptions = 0;  // recompute preemptions when KV blocks ran out
-  double duration_s = 0;    // first arrival (time 0) to the last completion
-  // Completions per arrival over the later arrivals (from the quarter-to-half point to the last):
-  // about 1 where the service keeps up, in a steady state, and capacity / rate where it falls
-  // behind and its queue grows for as long as requests keep arriving.
-  double kept_up = 0;
+  int64_t preemptions = 0;      // recompute preemptions when KV blocks ran out
+  double duration_s = 0;        // first arrival (time 0) to the last completion
+  double last_arrival_s = 0;    // the arrivals' span: they start at time 0
   Percentiles ttft, tpot, e2e;  // TPOT: a request's (E2E - TTFT) / (output tokens - 1)
   double input_tokens = 0;      // prompts, prefix-cache hits included
   double prefix_hit_tokens = 0;
