@@ -165,6 +165,17 @@ TEST_CASE("output directories: marked, replaced only when mhcsim wrote them, old
   fs::remove_all(dir / "mine");
   write_directory_atomically(dir, true, fill("three"));
   CHECK(read(dir / "report.md") == "three");
+  // A file put in it while the new output was being written: judged again, and kept.
+  CHECK_THROWS_WITH(write_directory_atomically(dir, true,
+                                               [&](const fs::path& p) {
+                                                 std::ofstream(dir / "late.txt") << "precious";
+                                                 write_file_atomically(p / "report.md", "four");
+                                               }),
+                    Catch::Contains("changed while mhcsim wrote its replacement (it holds 'late.txt'"));
+  CHECK(read(dir / "late.txt") == "precious");
+  CHECK(read(dir / "report.md") == "three");
+  CHECK(tmp.entries() == 1);  // the new output's temporary is gone
+  fs::remove(dir / "late.txt");
 
   const fs::path user = tmp.path / "user";
   fs::create_directory(user);

@@ -18,8 +18,11 @@ nlohmann::json parse_json_bounded(const std::string& text, const SourceLocation&
         throw InputError(key, "nesting deeper than " + std::to_string(max_levels) + " levels", where);
       if (event == Event::object_start) open_objects.emplace_back();
       if (event == Event::object_end) open_objects.pop_back();
-      if (event == Event::key && !open_objects.back().insert(parsed.get<std::string>()).second)
-        throw InputError(key, "duplicate key \"" + parsed.get<std::string>() + "\" (each key once per object)", where);
+      if (event == Event::key && !open_objects.back().insert(parsed.get<std::string>()).second) {
+        std::string name = parsed.dump();  // JSON-escaped: a newline in a key stays on one line
+        if (name.size() > 64) name = name.substr(0, 60) + "...\"";
+        throw InputError(key, "duplicate key " + name + " (each key once per object)", where);
+      }
       return true;
     });
   } catch (const nlohmann::json::parse_error& e) {

@@ -88,13 +88,21 @@ bool exchange(const fs::path& temp, const fs::path& target) {
   return false;
 }
 
+// Says why the old output, moved aside at `old`, may not be deleted after all; empty when it may.
+// It was judged before the new one was written, and a user may have put a file in it since.
+using Recheck = std::function<std::string(const fs::path& old)>;
+
 // The fallback: the old output steps aside to .NAME.old.PID before the new one takes its name.
 // Killed between the two renames, the next run puts the old one back (detail::clean_stale).
-void replace_in_two_steps(const fs::path& temp, const fs::path& target) {
+void replace_in_two_steps(const fs::path& temp, const fs::path& target, const Recheck& recheck, const char* option) {
   const fs::path old = detail::sibling(target, "old");
   std::error_code ec;
   fs::rename(target, old, ec);
   if (ec) detail::path_error(target, "cannot replace", ec.value());
+  if (const auto why = recheck(old); !why.empty()) {
+    fs::rename(old, target, ec);
+    throw InputError(option, why);
+  }
   fs::rename(temp, target, ec);
   if (ec) {
     std::error_code ignored;
@@ -104,15 +112,19 @@ void replace_in_two_steps(const fs::path& temp, const fs::path& target) {
   fs::remove_all(old, ec);
 }
 
-void put_in_place(const fs::path& temp, const fs::path& target) {
+void put_in_place(const fs::path& temp, const fs::path& target, const Recheck& recheck, const char* option) {
   std::error_code ec;
   if (fs::symlink_status(target, ec).type() == fs::file_type::not_found) {
     fs::rename(temp, target, ec);
     if (ec) detail::path_error(target, "cannot create", ec.value());
   } else if (exchange(temp, target)) {
+    if (const auto why = recheck(temp); !why.empty()) {  // swapped back; the caller removes temp
+      exchange(temp, target);
+      throw InputError(option, why);
+    }
     fs::remove_all(temp, ec);
   } else {
-    replace_in_two_steps(temp, target);
+    replace_in_two_steps(temp, target, recheck, option);
   }
   detail::sync_directory(detail::output_folder(target));
 }
@@ -152,7 +164,14 @@ void write_directory_atomically(const fs::path& dir, bool replace, const std::fu
     write_file_atomically(temp / kOutputMarker, marker_text(temp));
     detail::sync_directory(temp);
     detail::fault_point(target);
-    put_in_place(temp, target);
+    put_in_place(
+        temp, target,
+        [&](const fs::path& old) {
+          const auto why = refusal(old, owned);
+          return why.empty() ? why
+                             : fmt::format("'{}' changed while mhcsim wrote its replacement ({})", dir.string(), why);
+        },
+        option);
   } catch (...) {
     fs::remove_all(temp, ec);
     throw;

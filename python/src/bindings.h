@@ -34,9 +34,10 @@ void attach_calibration(Scenario& s);
 // CLI's exit code 3 says, for step, memory and simulate, whose results are still returned.
 void warn_if_it_does_not_fit(const Scenario& s);
 
-// Long work with the GIL released and Ctrl-C stopping it: on the main thread SIGINT requests an
-// interrupt (interrupt.h) until the call returns, which the loops turn into Interrupted and the
-// module into KeyboardInterrupt; one that came as the work finished is raised right after.
+// Long work with the GIL released and Ctrl-C stopping it: on the main thread, over Python's
+// default handler, SIGINT requests an interrupt (interrupt.h) until the call returns, which the
+// loops turn into Interrupted; the SIGINT is then passed on to Python's handler, which raises
+// KeyboardInterrupt at once (Interrupted) or at the next bytecode (the work had finished).
 class LongCall {
  public:
   LongCall();

@@ -11,11 +11,14 @@ namespace mhcsim::python {
 namespace {
 extern "C" void on_sigint(int) { request_interrupt(); }
 
-// SIGINT to mhcsim's request while a call runs; Python's handler back afterwards. Only the main
-// thread: Python runs its signal handlers there, and a call on another thread leaves them be.
+// SIGINT to mhcsim's request while a call runs; Python's handler back afterwards. Only on the main
+// thread (Python runs its signal handlers there) and only over Python's default handler: an
+// ignored SIGINT (nohup) stays ignored, and a handler of the user's own runs as before, after.
 bool install_sigint(struct sigaction& previous) {
   const auto threading = py::module_::import("threading");
   if (!threading.attr("current_thread")().is(threading.attr("main_thread")())) return false;
+  const auto signal = py::module_::import("signal");
+  if (!signal.attr("getsignal")(signal.attr("SIGINT")).is(signal.attr("default_int_handler"))) return false;
   struct sigaction action {};
   action.sa_handler = on_sigint;
   sigemptyset(&action.sa_mask);
@@ -30,9 +33,9 @@ LongCall::~LongCall() {
   sigaction(SIGINT, &previous_, nullptr);
   if (!interrupt_requested()) return;
   clear_interrupt();
-  // Unwinding with Interrupted: the translator raises KeyboardInterrupt. Finished all the same:
-  // Python raises it at its next bytecode (PyErr_SetInterrupt needs no GIL).
-  if (std::uncaught_exceptions() == 0) PyErr_SetInterrupt();
+  // The Ctrl-C goes on to Python's own handler (PyErr_SetInterrupt needs no GIL), whatever ended
+  // the call: the translator runs it at once for Interrupted, Python at its next bytecode else.
+  PyErr_SetInterrupt();
 }
 
 void register_errors(py::module_& m) {
@@ -51,7 +54,8 @@ void register_errors(py::module_& m) {
       value.attr("line") = e.where().line;
       PyErr_SetObject(error.ptr(), value.ptr());
     } catch (const Interrupted&) {
-      PyErr_SetNone(PyExc_KeyboardInterrupt);
+      // Python's handler raises KeyboardInterrupt for the SIGINT LongCall passed on.
+      if (PyErr_CheckSignals() == 0) PyErr_SetNone(PyExc_KeyboardInterrupt);
     }
   });
 }

@@ -47,6 +47,7 @@ py::object simulate(const LoadedScenario& l, const std::optional<std::string>& t
 
 // A value as --sweep writes it: booleans as true/false, the rest as Python prints them.
 std::string sweep_value(const py::handle& v) {
+  if (v.is_none()) throw InputError("grid", "None is not a value (expected numbers, booleans or strings)");
   return py::isinstance<py::bool_>(v) ? std::string(v.cast<bool>() ? "true" : "false") : py::str(v).cast<std::string>();
 }
 

@@ -41,12 +41,15 @@ toml::table parse_override_value(const Override& o) {
   try {
     return toml::parse("v = " + o.value, source);
   } catch (const toml::parse_error&) {
-    // Digits past 64 bits are no TOML integer, and would read as a string below.
+    // A TOML decimal integer past 64 bits is no TOML integer, and an integer key would read it as
+    // a string below: [+-] then 0, or a nonzero digit and digits with single '_' between them.
     std::string_view digits = o.value;
     if (!digits.empty() && (digits.front() == '+' || digits.front() == '-')) digits.remove_prefix(1);
-    if (!digits.empty() && std::isdigit(static_cast<unsigned char>(digits.front())) &&
-        std::all_of(digits.begin(), digits.end(),
-                    [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '_'; }))
+    const bool decimal = !digits.empty() && digits.front() >= '1' && digits.front() <= '9' && digits.back() != '_' &&
+                         digits.find("__") == std::string_view::npos &&
+                         std::all_of(digits.begin(), digits.end(),
+                                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '_'; });
+    if (decimal && scenario_schema()[schema_index(o)].expected.rfind("integer", 0) == 0)
       throw InputError(o.key, fmt::format("{} is out of range (an integer past 64 bits)", o.value), kSetLocation);
     std::string quoted = "\"";
     for (char ch : o.value) quoted += (ch == '"' || ch == '\\') ? std::string{'\\', ch} : std::string{ch};

@@ -30,12 +30,18 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+// RFC 4180's fields: a comma inside double quotes ("a, b") is the field's, and a quoted field
+// is given without its quotes (a doubled quote inside stays doubled: no field read here has one).
 std::vector<std::string_view> split_csv(std::string_view line) {
   std::vector<std::string_view> cells;
   size_t start = 0;
+  bool quoted = false;
   for (size_t i = 0; i <= line.size(); ++i) {
-    if (i == line.size() || line[i] == ',') {
-      cells.push_back(trim(line.substr(start, i - start)));
+    if (i < line.size() && line[i] == '"') quoted = !quoted;
+    if (i == line.size() || (line[i] == ',' && !quoted)) {
+      auto cell = trim(line.substr(start, i - start));
+      if (cell.size() >= 2 && cell.front() == '"' && cell.back() == '"') cell = cell.substr(1, cell.size() - 2);
+      cells.push_back(cell);
       start = i + 1;
     }
   }

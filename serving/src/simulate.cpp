@@ -24,8 +24,8 @@
 namespace mhcsim::serving {
 
 Deployment::Deployment(const Scenario& s) : scenario_(s), model_(s) {
-  // Prefill and decode replicas sit on different nodes: the NIC, or NVLink on a NIC-less node.
-  const auto link = s.hardware.nic_gb_per_s_per_gpu > 0 ? cost::nic_rate(s) : cost::nvlink_rate(s);
+  // Prefill and decode replicas sit on different nodes: the NIC.
+  const auto link = cost::nic_rate(s);
   nic_alpha_s_ = link.alpha_seconds;
   nic_bytes_per_s_ = link.bytes_per_second;
 }

@@ -63,7 +63,9 @@ int64_t parse_count(std::string_view text, const std::string& flag, int64_t mini
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   const bool whole = end == text.data() + text.size() && !text.empty();
   if (whole && ec == std::errc::result_out_of_range)  // digits past int64
-    throw InputError(flag, fmt::format("{} is too large (expected an integer <= {})", text, maximum));
+    throw InputError(flag, text.front() == '-'
+                               ? fmt::format("{} is too small (expected an integer >= {})", text, minimum)
+                               : fmt::format("{} is too large (expected an integer <= {})", text, maximum));
   if (ec != std::errc() || !whole)
     throw InputError(flag, fmt::format("'{}' is not an integer (expected an integer >= {})", text, minimum));
   if (value < minimum)

@@ -41,7 +41,8 @@ void composite_gain(const MappingStack& mappings, GainCurve& out) {
       forward = std::max(forward, row);  // infinity norm: max absolute row sum
     }
     double backward = *std::max_element(column_sums.begin(), column_sums.end());  // 1-norm
-    overflowed = !std::isfinite(forward) || !std::isfinite(backward);
+    // Any entry past the range (an inf, or the nan of inf - inf, which max() would skip).
+    overflowed = !next.allFinite();
     if (overflowed) forward = backward = INFINITY;
     p.swap(next);
     out.forward[static_cast<size_t>(l)] = forward;

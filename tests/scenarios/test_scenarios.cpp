@@ -373,6 +373,15 @@ TEST_CASE("overrides from --set go through the same validation") {
     CHECK(std::string(e.what()) == "--set: parallel.pp: expected integer in [1, 4096] (got a string)");
     CHECK(error_of(text, {parse_override("parallel.pp=15")}).reason().find("even") != std::string::npos);
     CHECK(error_of(text, {parse_override("parallel.ppp=8")}).reason() == "unknown key (did you mean 'parallel.pp'?)");
+    // Digits past 64 bits on an integer key are out of range, not "a string"; what is no TOML
+    // decimal integer (08, 1__6) is still a string, and a string key takes digits as its text.
+    CHECK(error_of(text, {parse_override("parallel.pp=1180591620717411303424")}).reason() ==
+          "1180591620717411303424 is out of range (an integer past 64 bits)");
+    CHECK(error_of(text, {parse_override("parallel.pp=08")}).reason().find("got a string") != std::string::npos);
+    CHECK(error_of(text, {parse_override("parallel.pp=1__6")}).reason().find("got a string") != std::string::npos);
+    CHECK(
+        load_scenario_from_string(text, "x.toml", {parse_override("model.name=99999999999999999999999")}).model.name ==
+        "99999999999999999999999");
   }
   SECTION("malformed --set text") {
     CHECK_THROWS_AS(parse_override("parallel.pp"), InputError);

@@ -77,11 +77,22 @@ TEST_CASE("request file errors name file:line and the column") {
   CHECK_THAT(error("a.csv", header + "-1,10,1\n"), Catch::StartsWith(":2: arrival_s:"));
   CHECK_THAT(error("a.csv", header + "1,10\n"), Catch::StartsWith(":2: line: 2 columns"));
   CHECK_THAT(error("a.csv", header + "0,100,10,5\n"), Catch::StartsWith(":2: line: 4 columns, the header has 3"));
+  // RFC 4180: a quoted comma is the field's own, and quoted names and numbers read as bare ones.
+  {
+    const test::TempFile f("q.csv", "\"arrival_s\",input_tokens,output_tokens,note\n0,\"10\",10,\"a, b\"\n");
+    RequestFile src(f.path());
+    const auto r = src.next();
+    REQUIRE(r);
+    CHECK(r->input_tokens == 10);
+    CHECK_FALSE(src.next());
+  }
   CHECK_THAT(error("a.csv", header), Catch::Contains("no request in the file (expected requests after the header)"));
   CHECK_THAT(error("a.csv", "arrival_s,input_tokens\n1,2\n"), Catch::StartsWith(":1: header:"));
   // nlohmann keeps the last of a key given twice; the reader refuses it.
   CHECK_THAT(error("a.jsonl", "{\"arrival_s\": 0, \"input_tokens\": 1, \"output_tokens\": 1, \"arrival_s\": 5}\n"),
              Catch::StartsWith(":1: line: duplicate key \"arrival_s\""));
+  // The key as JSON writes it: a newline in it keeps the message on one line.
+  CHECK_THAT(error("a.jsonl", "{\"x\\ny\": 1, \"x\\ny\": 2}\n"), Catch::Contains("duplicate key \"x\\ny\""));
   CHECK_THAT(error("a.jsonl", "{\"arrival_s\": 0, \"input_tokens\": 1, \"output_tokens\": 1}\n{\"arrival_s\": 1, "),
              Catch::StartsWith(":2: line: malformed JSON: parse error at line 1, column 17"));
   // A number past float64 is nlohmann's out_of_range, which ended the process (fuzz_requests).

@@ -81,6 +81,17 @@ TEST_CASE("stability: composite gain of hand-made stacks", "[stability]") {
     CHECK(std::isinf(g.max_forward));
     CHECK(std::isinf(g.spectral_norm));
   }
+  SECTION("an entry that overflows straight to nan (inf - inf) counts as past the range too") {
+    MappingStack h(2, 12);
+    for (int64_t l = 0; l < 8; ++l) h.layer(l)[0] = 1, h.layer(l)[3] = 3e38;  // P(1,1) passes 1.8e308
+    h.layer(8)[0] = h.layer(8)[1] = h.layer(8)[3] = 1;
+    h.layer(9)[0] = 3e38, h.layer(9)[1] = -3e38;  // inf - inf in P(0,1)
+    for (int64_t l = 10; l < 12; ++l) h.layer(l)[0] = h.layer(l)[3] = 1;
+    const auto g = composite_gain(h);
+    for (size_t l = 0; l < 12; ++l) CHECK_FALSE(std::isnan(g.forward[l]));
+    for (size_t l = 9; l < 12; ++l) CHECK(std::isinf(g.forward[l]));
+    CHECK(std::isinf(g.spectral_norm));
+  }
   SECTION("rows and columns differ: [[1, 1], [0, 1]] has both sums 2 at l = 1, then l + 1") {
     MappingStack h(2, 4);
     for (int64_t l = 0; l < 4; ++l) {

@@ -80,16 +80,19 @@ class OutputBatch {
 WrittenFile write_file_atomically(const std::filesystem::path& path, const WriteFn& write);
 WrittenFile write_file_atomically(const std::filesystem::path& path, std::string_view contents);
 
-// The file every output directory mhcsim writes holds, so that --force replaces only those.
+// The file every output directory mhcsim writes holds, so that --force replaces only those: its
+// first line says who wrote it, each line after it names an entry mhcsim put there.
 inline constexpr const char* kOutputMarker = ".mhcsim-output";
-// Says whether an existing directory without the marker is mhcsim's all the same (a report
-// from a version that wrote no marker): only then, besides empty directories, is it replaced.
+// Says whether an existing directory without the marker's listing is mhcsim's all the same (a
+// report from a version that wrote no marker, or one without the listing): only then, besides
+// empty directories, is it replaced.
 using OwnedFn = std::function<bool(const std::filesystem::path&)>;
 
 // Throws InputError(option, ...) unless `dir` can be written as an output directory: not
 // empty, not an existing non-directory, not existing unless `replace`, and when replacing,
-// a directory mhcsim wrote (the marker, empty, or `owned`). First puts back an old output that
-// a run killed during a two-step replace left aside, and removes its leftovers.
+// a directory mhcsim wrote and nobody added to since (every entry in the marker's listing), an
+// empty one, or one `owned` says is mhcsim's. First puts back an old output that a run killed
+// during a two-step replace left aside, and removes its leftovers.
 void require_output_directory(const std::filesystem::path& dir, bool replace, const char* option = "-o",
                               const OwnedFn& owned = {});
 
@@ -97,7 +100,9 @@ void require_output_directory(const std::filesystem::path& dir, bool replace, co
 // marker and puts it in place. An existing `dir` is swapped with the new one in one step
 // (renameat2 RENAME_EXCHANGE); where the file system cannot, the old one is renamed to
 // .NAME.old.PID first and restored by the next run if this one dies before the new one is in
-// place. On any error the temporary is removed and `dir` is left as it was.
+// place. The old one is judged again once moved aside (a file put in it while the new one was
+// written), and put back where it fails. On any error the temporary is removed and `dir` is
+// left as it was.
 void write_directory_atomically(const std::filesystem::path& dir, bool replace,
                                 const std::function<void(const std::filesystem::path&)>& fill,
                                 const OwnedFn& owned = {}, const char* option = "-o");
