@@ -25,6 +25,12 @@ struct LoadedScenario {
   Scenario scenario;  // validated, calibration attached
 };
 
+// A Python value as the text after --set key= or in a --sweep list: booleans as true/false, the
+// rest as Python writes them (strings as they are); None is an InputError naming `key`.
+std::string flag_value(const std::string& key, const py::handle& value);
+// The name of a value's Python type ("int"), for messages.
+std::string type_name(const py::handle& value);
+
 // `key=value` strings (as --set takes them), or a dict {key: value}; None: none.
 std::vector<scenarios::Override> overrides_from(const py::object& overrides);
 // Reads scenario.calibration_path into scenario.calibration, each warning a Python

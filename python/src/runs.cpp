@@ -45,24 +45,17 @@ py::object simulate(const LoadedScenario& l, const std::optional<std::string>& t
   return to_python(doc);
 }
 
-// A value as --sweep writes it: booleans as true/false, the rest as Python prints them.
-std::string sweep_value(const py::handle& v) {
-  if (v.is_none()) throw InputError("grid", "None is not a value (expected numbers, booleans or strings)");
-  return py::isinstance<py::bool_>(v) ? std::string(v.cast<bool>() ? "true" : "false") : py::str(v).cast<std::string>();
-}
-
 // {key: [values]} (or {key: 'a,b'} or {key: value}), 'key=a,b', or a list of 'key=a,b'.
 std::vector<sweep::SweepAxis> sweep_axes(const py::object& grid) {
-  const auto type = [](const py::handle& o) { return py::str(py::type::of(o).attr("__name__")).cast<std::string>(); };
   std::vector<sweep::SweepAxis> axes;
   if (py::isinstance<py::dict>(grid)) {
     for (const auto& [key, values] : grid.cast<py::dict>()) {
       std::string text = py::str(key).cast<std::string>() + "=";
       if (py::isinstance<py::str>(values) || !py::isinstance<py::iterable>(values)) {
-        text += sweep_value(values);  // 'a,b' as --sweep takes it, or one value
+        text += flag_value("grid", values);  // 'a,b' as --sweep takes it, or one value
       } else {
         const char* sep = "";
-        for (const auto& v : values) text += sep + sweep_value(v), sep = ",";
+        for (const auto& v : values) text += sep + flag_value("grid", v), sep = ",";
       }
       axes.push_back(sweep::parse_sweep_axis(text));
     }
@@ -71,12 +64,12 @@ std::vector<sweep::SweepAxis> sweep_axes(const py::object& grid) {
   } else if (py::isinstance<py::iterable>(grid)) {
     for (const auto& text : grid) {
       if (!py::isinstance<py::str>(text))
-        throw InputError("grid", fmt::format("a {} in the list (expected 'key=a,b,c' strings)", type(text)));
+        throw InputError("grid", fmt::format("a {} in the list (expected 'key=a,b,c' strings)", type_name(text)));
       axes.push_back(sweep::parse_sweep_axis(text.cast<std::string>()));
     }
   } else {
     throw InputError("grid",
-                     fmt::format("a {} (expected {{key: [values]}}, 'key=a,b,c' or a list of them)", type(grid)));
+                     fmt::format("a {} (expected {{key: [values]}}, 'key=a,b,c' or a list of them)", type_name(grid)));
   }
   if (axes.empty()) throw InputError("grid", "nothing to sweep (expected {key: [values]} with at least one key)");
   return axes;

@@ -14,15 +14,17 @@
 
 namespace mhcsim::python {
 
-namespace {
-// A Python value as the TOML text after --set key=: booleans as true/false, strings as they
-// are (quoted or not, as on the command line), numbers as Python writes them.
-std::string toml_value(const std::string& key, const py::handle& value) {
+std::string flag_value(const std::string& key, const py::handle& value) {
   if (value.is_none()) throw InputError(key, "None is not a value (expected a number, a boolean or a string)");
   if (py::isinstance<py::bool_>(value)) return value.cast<bool>() ? "true" : "false";
-  if (py::isinstance<py::str>(value)) return value.cast<std::string>();
   return py::str(value).cast<std::string>();
 }
+
+std::string type_name(const py::handle& value) {
+  return py::str(py::type::of(value).attr("__name__")).cast<std::string>();
+}
+
+namespace {
 
 LoadedScenario load_text(std::string text, std::string file_name, std::vector<scenarios::Override> overrides,
                          const std::optional<std::string>& calibration) {
@@ -45,7 +47,7 @@ std::vector<scenarios::Override> overrides_from(const py::object& overrides) {
   if (py::isinstance<py::dict>(overrides)) {
     for (const auto& [key, value] : overrides.cast<py::dict>()) {
       const auto name = py::str(key).cast<std::string>();
-      out.push_back(scenarios::parse_override(name + "=" + toml_value(name, value)));
+      out.push_back(scenarios::parse_override(name + "=" + flag_value(name, value)));
     }
     return out;
   }
@@ -53,7 +55,7 @@ std::vector<scenarios::Override> overrides_from(const py::object& overrides) {
   if (!py::isinstance<py::iterable>(overrides))
     throw InputError("overrides", fmt::format("a {} (expected a dict {{key: value}}, a 'key=value' string or a list "
                                               "of them)",
-                                              py::str(py::type::of(overrides).attr("__name__")).cast<std::string>()));
+                                              type_name(overrides)));
   for (const auto& text : overrides) out.push_back(scenarios::parse_override(py::str(text).cast<std::string>()));
   return out;
 }

@@ -33,18 +33,18 @@ const std::vector<StatField>& stat_fields() {
   return fields;
 }
 
+reports::Cell stat_cell(const StatField& f, const ServingResult& r) {
+  if (f.count) return static_cast<int64_t>(std::llround(f.get(r)));
+  return f.get(r);
+}
+
 reports::Table runs_table(const std::string& title, const std::vector<ServingResult>& runs) {
   std::vector<reports::Column> columns;
   for (const auto& f : stat_fields()) columns.push_back({f.key, f.header, f.precision, f.text_scale});
   reports::Table t(title, columns);
   for (const auto& r : runs) {
     std::vector<reports::Cell> row;
-    for (const auto& f : stat_fields()) {
-      if (f.count)
-        row.emplace_back(static_cast<int64_t>(std::llround(f.get(r))));
-      else
-        row.emplace_back(f.get(r));
-    }
+    for (const auto& f : stat_fields()) row.push_back(stat_cell(f, r));
     t.add_row(std::move(row));
   }
   return t;

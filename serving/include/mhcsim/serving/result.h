@@ -61,6 +61,8 @@ struct StatField {
 };
 // The scalar fields, in table order.
 const std::vector<StatField>& stat_fields();
+// A field of a run as a table cell: an integer for a count, else the double (JSON: cell_json).
+reports::Cell stat_cell(const StatField& f, const ServingResult& r);
 // One row per run, the columns of stat_fields() (`serve`'s table, the report's).
 reports::Table runs_table(const std::string& title, const std::vector<ServingResult>& runs);
 
