@@ -122,7 +122,8 @@ MemoryEstimate training_memory(const Scenario& s) {
   e.optimizer_bytes = 2.0 * sharded(1) * bytes_per_element(pr.optimizer_states);
 
   const int64_t layers = layers_per_chunk(s);
-  e.activation_chunks = pipeline_activation_chunks(p.schedule, p.pp, p.micro_batches, p.virtual_stages);
+  e.activation_chunks =
+      pipeline_activation_chunks(p.schedule, p.pp, p.micro_batches, p.virtual_stages, p.combined_1f1b);
   e.recompute_block = recompute_block(s, layers);
   check(s.workload.micro_batch_seqs * s.workload.seq_len >= 1, "workload.seq_len", "micro-batch tokens must be >= 1");
   const double chunks = d(e.activation_chunks);

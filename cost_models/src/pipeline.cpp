@@ -5,6 +5,7 @@
 
 #include "as_double.h"
 #include "check.h"
+#include "mhcsim/schedules/schedule.h"
 
 namespace mhcsim::cost {
 
@@ -87,17 +88,29 @@ RankChunks pipeline_busiest_rank(Schedule s, int64_t pp, int64_t m, double middl
   return busiest;
 }
 
-DualPipeSlots dual_pipe_slots(Schedule s, int64_t pp, int64_t m, int64_t h) {
+PairedSlots dual_pipe_slots(Schedule s, int64_t pp, int64_t m, int64_t h) {
   check(s == Schedule::DualPipe || s == Schedule::DualPipeV, "parallel.schedule", "not a DualPipe schedule");
   require_shape(s, pp, m, 1);
   const bool v = s == Schedule::DualPipeV;
   const int64_t half = v ? pp : pp / 2, chunks = v ? m : m / 2;
   check(h >= 0 && h < half, "rank", "outside the pipeline");
   const double outer = d(half - h - 1), middle = h == half - 1 ? 1.0 : 0.0;
-  DualPipeSlots r;
+  PairedSlots r;
   r.lone_forward = 3 * outer + 2 * d(h + 1) + middle;
   r.lone_backward = r.lone_forward;
   r.pairs = 2 * d(chunks) - r.lone_forward;
+  return r;
+}
+
+PairedSlots combined_1f1b_slots(Schedule s, int64_t pp, int64_t m, int64_t v) {
+  require_shape(s, pp, m, v);
+  const schedules::ScheduleSpec spec{s, static_cast<int32_t>(pp), static_cast<int32_t>(m), static_cast<int32_t>(v),
+                                     /*combined=*/true};
+  schedules::validate(spec);
+  PairedSlots r;
+  r.lone_forward = schedules::warmup_forwards(spec, static_cast<int32_t>(pp - 1));
+  r.lone_backward = r.lone_forward;
+  r.pairs = d(m) * d(stages_per_rank(s, v)) - r.lone_forward;
   return r;
 }
 
@@ -121,14 +134,15 @@ int64_t pipeline_chunks(Schedule s, int64_t pp, int64_t v) {
 
 double pipeline_parameter_factor(Schedule s) { return s == Schedule::DualPipe ? 2.0 : 1.0; }
 
-int64_t pipeline_activation_chunks(Schedule s, int64_t pp, int64_t m, int64_t v) {
+int64_t pipeline_activation_chunks(Schedule s, int64_t pp, int64_t m, int64_t v, bool combined_1f1b) {
   require_shape(s, pp, m, v);
+  const int64_t extra = combined_1f1b ? 1 : 0;
   switch (s) {
     case Schedule::OneF1B:
     case Schedule::ZB1P:
-      return std::min(pp, m);
+      return std::min(pp + extra, m);
     case Schedule::Interleaved1F1B:
-      return v * pp + pp - 1;
+      return std::min(v * pp + pp - 1 + extra, v * m);
     case Schedule::DualPipe:
       return pp + 1;
     case Schedule::DualPipeV:

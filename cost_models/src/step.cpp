@@ -52,9 +52,14 @@ StepEstimate step_estimate(const Scenario& s) {
   // whatever outlasts its partner piece is exposed; lone F and B slots (the DualPipes' warm-up
   // and cool-down, every slot of the 1F1B family) have no partner and expose their all-to-alls
   // whole. The counts are those of the rank nearest an end of the pipeline, which has the most
-  // lone slots and holds the last stage (dual_pipe_slots).
+  // lone slots and holds the last stage (dual_pipe_slots). Megatron-Core's combined 1F1B issues
+  // its steady-state F&B layers in the same order (F.attn, B.combine, F.dispatch, B.expert,
+  // B.dispatch, F.expert, F.combine, B.attn: its EP A2A overlap guide); its counts are the last
+  // rank's (combined_1f1b_slots).
   const double o = p.overlap;
   const bool dual = p.schedule == Schedule::DualPipe || p.schedule == Schedule::DualPipeV;
+  check(!p.combined_1f1b || (s.model.is_moe() && p.ep > 1), "parallel.combined_1f1b",
+        "combined 1F1B overlaps the EP all-to-all: it needs a MoE model and parallel.ep > 1");
   // Exposed in an F&B pair: the forward of chunk f beside the backward of chunk b.
   const auto pair_exposed = [&](const ChunkCost& f, const ChunkCost& b) {
     const double b_mlp = b.mlp_backward_input_seconds + b.mlp_backward_weight_seconds;
@@ -65,16 +70,17 @@ StepEstimate step_estimate(const Scenario& s) {
            beyond(o * b.dispatch_seconds, f.mlp_forward_seconds) + beyond(o * f.combine_seconds, b_attn);
   };
   // Per visit (one F and one B) on that rank: its lone slots and F&B pairs per visit.
-  DualPipeSlots slots{1, 1, 0};
+  PairedSlots slots{1, 1, 0};
   if (dual) slots = dual_pipe_slots(p.schedule, p.pp, p.micro_batches, 0);
+  if (p.combined_1f1b) slots = combined_1f1b_slots(p.schedule, p.pp, p.micro_batches, p.virtual_stages);
   const double lone = slots.lone_forward + slots.lone_backward, visits = slots.lone_forward + slots.pairs;
   const auto& mid = e.middle_chunk;
   const auto& last = e.last_chunk;
   const double middle_exposed = (lone * mid.a2a_forward_seconds() + slots.pairs * pair_exposed(mid, mid)) / visits;
-  // Only the DualPipes have pairs; their end rank holds the last stage beside the first, and
-  // pairs one chunk's forward with the other's backward (dualpipe.py's
-  // _forward_backward_chunk(0, 1) then (1, 0)): with the middle chunk's visits at
-  // middle_exposed, the last chunk's carry the rest.
+  // The DualPipes' end rank holds the last stage beside the first, and pairs one chunk's forward
+  // with the other's backward (dualpipe.py's _forward_backward_chunk(0, 1) then (1, 0)); combined
+  // 1F1B's last rank pairs its last chunk with its middle ones likewise: with the middle chunk's
+  // visits at middle_exposed, the last chunk's carry the rest.
   const double last_pairs = pair_exposed(mid, last) + pair_exposed(last, mid) - pair_exposed(mid, mid);
   const double last_exposed = (lone * last.a2a_forward_seconds() + slots.pairs * last_pairs) / visits;
   e.exposed_a2a_seconds = last_slowest ? last_exposed : middle_exposed;
@@ -84,7 +90,7 @@ StepEstimate step_estimate(const Scenario& s) {
   // idle time; measured against the simulator this split is within 10% of its bubble on the
   // shipped scenarios). The DualPipes keep them for the `bubble` verb's table.
   const ChunkCost& through = stages > 1 ? e.middle_chunk : e.last_chunk;
-  const double serialised = (1.0 - o) * through.a2a_forward_seconds();
+  const double serialised = (p.combined_1f1b ? 1.0 : 1.0 - o) * through.a2a_forward_seconds();
   e.phases.f = through.forward_seconds() + serialised;
   e.phases.b = through.backward_seconds() + serialised;
   e.phases.w = through.backward_weight_seconds();

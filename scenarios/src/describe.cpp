@@ -98,6 +98,7 @@ nlohmann::json to_json(const Scenario& s) {
         {"schedule", std::string(to_string(p.schedule))},
         {"micro_batches", p.micro_batches},
         {"virtual_stages", p.virtual_stages},
+        {"combined_1f1b", p.combined_1f1b},
         {"stages", p.stage_count()},
         {"zero_stage", p.zero_stage},
         {"activation_recompute", std::string(to_string(p.activation_recompute))},

@@ -149,6 +149,7 @@ std::vector<Field<S>> build_schema() {
       int_field<S>("parallel.micro_batches", 1, kMaxMicroBatches,
                    [](S& s) -> int64_t& { return s.parallel.micro_batches; }),
       int_field<S>("parallel.virtual_stages", 1, 1024, [](S& s) -> int64_t& { return s.parallel.virtual_stages; }),
+      bool_field<S>("parallel.combined_1f1b", [](S& s) -> bool& { return s.parallel.combined_1f1b; }),
       int_field<S>("parallel.zero_stage", 0, 3, [](S& s) -> int64_t& { return s.parallel.zero_stage; }),
       enum_field<S, ActivationRecompute>("parallel.activation_recompute", "none|selective|full|attention",
                                          parse_activation_recompute,

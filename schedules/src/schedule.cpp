@@ -1,5 +1,6 @@
 #include "mhcsim/schedules/schedule.h"
 
+#include <algorithm>
 #include <string>
 
 #include "mhcsim/error.h"
@@ -35,6 +36,25 @@ void validate(const ScheduleSpec& s) {
               "DualPipeV needs micro-batches >= 2 x pp (got " + n + " with pp " + p + ")");
       break;
   }
+  // Megatron-Core's combined 1F1B extends the interleaved schedule ("PP > 1 requires VPP") and
+  // runs without pipelining at PP 1.
+  require(!s.combined || s.ranks == 1 || (s.kind == Schedule::Interleaved1F1B && s.virtual_stages >= 2),
+          "parallel.combined_1f1b",
+          "combined 1F1B runs on schedule = \"interleaved\" with virtual_stages >= 2, or at pp = 1 (got schedule " +
+              std::string(to_string(s.kind)) + ", pp " + p + ", virtual_stages " + std::to_string(s.virtual_stages) +
+              ")");
+  require(!s.combined || s.ranks > 1 || s.kind == Schedule::OneF1B || s.kind == Schedule::Interleaved1F1B,
+          "parallel.combined_1f1b", "combined 1F1B at pp = 1 needs schedule = \"1f1b\" or \"interleaved\"");
+}
+
+int32_t warmup_forwards(const ScheduleSpec& spec, int32_t rank) {
+  const int32_t p = spec.ranks, v = spec.virtual_stages, n = spec.micro_batches;
+  const int32_t extra = spec.combined ? 1 : 0;
+  if (spec.kind != Schedule::Interleaved1F1B) return std::min(p - 1 - rank + extra, n);
+  // Megatron: groups of p micro-batches go through chunk 0, then chunk 1, ...; when there are
+  // exactly p micro-batches every forward runs first.
+  const int32_t total = n * v;
+  return n == p ? total : std::min((p - rank - 1) * 2 + (v - 1) * p + extra, total);
 }
 
 ScheduleSpec schedule_spec_from(const ParallelSpec& p) {
@@ -43,6 +63,7 @@ ScheduleSpec schedule_spec_from(const ParallelSpec& p) {
   s.ranks = static_cast<int32_t>(p.pp);
   s.micro_batches = static_cast<int32_t>(p.micro_batches);
   s.virtual_stages = static_cast<int32_t>(p.virtual_stages);
+  s.combined = p.combined_1f1b;
   return s;
 }
 

@@ -284,3 +284,38 @@ TEST_CASE("the DualPipes' bubble: their slot-level timeline up to 64 ranks and t
       {{"parallel.pp", "128"}, {"parallel.micro_batches", "256"}, {"parallel.ep", "16"}, {"model.layers", "253"}}));
   CHECK(wide.bubble_seconds == pipeline_bubble_seconds(Schedule::DualPipe, 128, 256, wide.phases));
 }
+
+// Megatron-Core's combined 1F1B (parallel.combined_1f1b): DeepSeek-V3 on interleaved 1F1B.
+TEST_CASE("combined 1F1B hides the all-to-all in its steady-state F&B pairs, and nothing at overlap 0") {
+  const std::vector<scenarios::Override> interleaved = {
+      {"parallel.schedule", "interleaved"}, {"parallel.virtual_stages", "2"}, {"parallel.micro_batches", "128"}};
+  auto s = shipped("deepseek_v3_train.toml", interleaved);
+  const auto plain = step_estimate(s);
+  const auto plain_memory = training_memory(s);
+  s.parallel.combined_1f1b = true;
+  const auto combined = step_estimate(s);
+  CHECK(combined.exposed_a2a_seconds < 0.5 * plain.exposed_a2a_seconds);
+  CHECK(combined.step_seconds < plain.step_seconds);
+  CHECK(combined.busy_seconds - combined.exposed_a2a_per_rank_seconds ==
+        Approx(plain.busy_seconds - plain.exposed_a2a_per_rank_seconds));  // the same compute
+  // The extra warm-up forward keeps one more chunk of activations.
+  CHECK(training_memory(s).activation_chunks == plain_memory.activation_chunks + 1);
+  // With nothing overlapped, a pair exposes both all-to-alls, as two lone slots do.
+  s.parallel.overlap = 0;
+  const double paired = step_estimate(s).exposed_a2a_seconds;
+  s.parallel.combined_1f1b = false;
+  CHECK(paired == Approx(step_estimate(s).exposed_a2a_seconds));
+}
+
+TEST_CASE("combined 1F1B needs a MoE model with EP > 1 on interleaved 1F1B") {
+  auto s = shipped("deepseek_v3_train.toml", {{"parallel.combined_1f1b", "true"}});  // DualPipe
+  CHECK_THROWS_WITH(step_estimate(s), Catch::Contains("parallel.combined_1f1b"));
+  s = shipped("deepseek_v3_train.toml", {{"parallel.schedule", "interleaved"},
+                                         {"parallel.virtual_stages", "2"},
+                                         {"parallel.micro_batches", "128"},
+                                         {"parallel.combined_1f1b", "true"},
+                                         {"parallel.ep", "1"}});
+  CHECK_THROWS_WITH(step_estimate(s), Catch::Contains("parallel.ep > 1"));
+  s = shipped("validation/megatron_core_h100_7_1b.toml", {{"parallel.combined_1f1b", "true"}});  // dense
+  CHECK_THROWS_WITH(step_estimate(s), Catch::Contains("MoE model"));
+}

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <vector>
 
 #include "mhcsim/cost/pipeline.h"
 #include "mhcsim/error.h"
@@ -148,6 +149,72 @@ TEST_CASE("DualPipe and DualPipeV: cost's count of lone and overlapped slots is 
     CHECK(c.lone_backward == lone_b);
     CHECK(c.pairs == pairs);
   }
+}
+
+// Megatron-Core's combined 1F1B (its EP A2A overlap guide): the interleaved schedule (1F1B at
+// PP 1) with one more warm-up forward and each steady-state F and B in one F&B slot.
+TEST_CASE("combined 1F1B: each F and B once, steady state in F&B slots; cost counts and activations agree") {
+  const int32_t p = GENERATE(1, 2, 4, 8);
+  const int32_t v = p == 1 ? 1 : GENERATE(2, 3, 4);
+  const int32_t n = p * GENERATE(2, 3, 5);
+  const Schedule kind = p == 1 ? Schedule::OneF1B : Schedule::Interleaved1F1B;
+  auto spec = make_spec(kind, p, n, v);
+  spec.combined = true;
+  INFO("pp " << p << " v " << v << " micro-batches " << n);
+  const Program prog = generate_program(spec);
+  std::vector<int32_t> forwards(static_cast<size_t>(n) * static_cast<size_t>(p * v)), backwards(forwards.size());
+  const auto unit = [&](int32_t mb, int32_t hop) {
+    return static_cast<size_t>(mb) * static_cast<size_t>(p * v) + static_cast<size_t>(hop);
+  };
+  for (int32_t r = 0; r < p; ++r) {
+    int32_t lone_f = 0, lone_b = 0, pairs = 0;
+    for (int32_t i = prog.begin[static_cast<size_t>(r)]; i < prog.begin[static_cast<size_t>(r) + 1]; ++i) {
+      const Slot& sl = prog.slots[static_cast<size_t>(i)];
+      REQUIRE(sl.kind != SlotKind::BackwardInput);
+      REQUIRE(sl.kind != SlotKind::Weight);
+      if (sl.kind == SlotKind::Forward) ++lone_f, ++forwards[unit(sl.mb, sl.hop)];
+      if (sl.kind == SlotKind::Backward) ++lone_b, ++backwards[unit(sl.mb, sl.hop)];
+      if (sl.kind == SlotKind::ForwardBackward) {
+        ++pairs, ++forwards[unit(sl.mb, sl.hop)], ++backwards[unit(sl.mb2, sl.hop2)];
+        CHECK(sl.mb != sl.mb2);  // the extra warm-up forward keeps each pair independent
+      }
+    }
+    INFO("rank " << r);
+    CHECK(lone_f == schedules::warmup_forwards(spec, r));
+    CHECK(lone_b == lone_f);
+    CHECK(pairs == n * v - lone_f);
+    if (r == p - 1) {
+      const auto c = cost::combined_1f1b_slots(kind, p, n, v);
+      CHECK(c.lone_forward == lone_f);
+      CHECK(c.pairs == pairs);
+    }
+  }
+  for (size_t u = 0; u < forwards.size(); ++u) {
+    INFO("unit " << u);
+    CHECK(forwards[u] == 1);
+    CHECK(backwards[u] == 1);
+  }
+  const auto s = simulate(spec, test::moe_prices());
+  test::check_invariants(s);
+  CHECK(s.stats.ranks[0].peak_activation_chunks == cost::pipeline_activation_chunks(kind, p, n, v, true));
+  // Pairing hides all-to-all the plain schedule exposes.
+  spec.combined = false;
+  if (p > 1) CHECK(s.stats.step_seconds < simulate(spec, test::moe_prices()).stats.step_seconds);
+}
+
+TEST_CASE("combined 1F1B refuses schedules Megatron-Core cannot run it on") {
+  auto spec = make_spec(Schedule::OneF1B, 4, 8);
+  spec.combined = true;
+  CHECK_THROWS_WITH(generate_program(spec), Catch::Contains("parallel.combined_1f1b"));
+  spec = make_spec(Schedule::Interleaved1F1B, 4, 8, 1);
+  spec.combined = true;
+  CHECK_THROWS_WITH(generate_program(spec), Catch::Contains("virtual_stages >= 2"));
+  spec = make_spec(Schedule::DualPipe, 4, 8);
+  spec.combined = true;
+  CHECK_THROWS_WITH(generate_program(spec), Catch::Contains("parallel.combined_1f1b"));
+  spec = make_spec(Schedule::ZB1P, 1, 8);
+  spec.combined = true;
+  CHECK_THROWS_WITH(generate_program(spec), Catch::Contains("parallel.combined_1f1b"));
 }
 
 TEST_CASE("invariants hold with all-to-all, mHC stream and costly PP links") {

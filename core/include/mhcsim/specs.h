@@ -160,7 +160,12 @@ struct ParallelSpec {
   Schedule schedule = Schedule::OneF1B;
   int64_t micro_batches = 1;   // per pipeline per step
   int64_t virtual_stages = 1;  // chunks per rank for interleaved 1F1B
-  int64_t zero_stage = 0;      // 0..3
+  // Megatron-Core's combined 1F1B (--overlap-moe-expert-parallel-comm): every steady-state step
+  // runs one micro-batch's forward beside another's backward, layer by layer, so that each
+  // one's EP all-to-all hides behind the other's compute, as in DualPipe's F&B slots; one more
+  // forward moves into the warm-up. Interleaved 1F1B, or 1F1B without a pipeline; MoE, ep > 1.
+  bool combined_1f1b = false;
+  int64_t zero_stage = 0;  // 0..3
   ActivationRecompute activation_recompute = ActivationRecompute::None;
   bool recompute_mhc = true;        // mHC block recompute (paper 4.3.2)
   int64_t mhc_recompute_block = 0;  // L_r; 0 = optimal from Eq. 20

@@ -72,19 +72,27 @@ struct RankChunks {
 RankChunks pipeline_busiest_rank(Schedule s, int64_t pp, int64_t micro_batches, double middle_fb_seconds,
                                  double last_fb_seconds, int64_t virtual_stages = 1);
 
-// A DualPipe or DualPipeV rank's compute slots (dualpipe.py / dualpipev.py's eight steps, as
-// schedules/src/dual_pipe.cpp replays them) for the rank at distance `h` from the nearer end
-// of the pipeline (DualPipeV: h = rank): lone forwards and backwards, whose all-to-alls have no
-// partner chunk to hide behind, and overlapped F&B pairs.
-//   lone F = 3 o + 2 (h + 1) [+1], lone B = 3 o + 2 (h + 1) [+1], pairs = 2C - lone F
-// with o = H - h - 1 outer steps, H = PP/2 (DualPipeV: ranks), C = micro-batches / 2 (DualPipeV:
-// micro-batches), [+1] on the middle rank, whose first main step does not overlap.
-struct DualPipeSlots {
+// A rank's compute slots in a schedule that overlaps one micro-batch's forward with another's
+// backward: lone forwards and backwards, whose all-to-alls have no partner chunk to hide
+// behind, and overlapped F&B pairs.
+struct PairedSlots {
   double lone_forward = 0;
   double lone_backward = 0;
   double pairs = 0;
 };
-DualPipeSlots dual_pipe_slots(Schedule s, int64_t pp, int64_t micro_batches, int64_t h);
+// DualPipe or DualPipeV (dualpipe.py / dualpipev.py's eight steps, as
+// schedules/src/dual_pipe.cpp replays them), the rank at distance `h` from the nearer end of the
+// pipeline (DualPipeV: h = rank):
+//   lone F = 3 o + 2 (h + 1) [+1], lone B = 3 o + 2 (h + 1) [+1], pairs = 2C - lone F
+// with o = H - h - 1 outer steps, H = PP/2 (DualPipeV: ranks), C = micro-batches / 2 (DualPipeV:
+// micro-batches), [+1] on the middle rank, whose first main step does not overlap.
+PairedSlots dual_pipe_slots(Schedule s, int64_t pp, int64_t micro_batches, int64_t h);
+// Megatron-Core's combined 1F1B (parallel.combined_1f1b) on the last rank, which holds the
+// last stage, as the DualPipes' count is their end rank's: lone F = lone B = its warm-up
+// forwards (schedules::warmup_forwards), pairs = the micro-batches x chunks per rank left. (The
+// earlier ranks' longer warm-ups fall in the fill the last rank waits through.) Throws SpecError
+// for a schedule it cannot run.
+PairedSlots combined_1f1b_slots(Schedule s, int64_t pp, int64_t micro_batches, int64_t virtual_stages);
 
 // bubble / (bubble + busy).
 double pipeline_bubble_fraction(Schedule s, int64_t pp, int64_t micro_batches, const PhaseTimes& t,
@@ -102,7 +110,9 @@ double pipeline_parameter_factor(Schedule s);
 
 // Peak activations a rank keeps, in chunk-activations of one micro-batch:
 //   1F1B and ZB1P min(PP, m); interleaved v PP + PP - 1 (Megatron's 1 + (p-1)/(p v) of p
-//   stages); DualPipe PP + 1; DualPipeV 2 PP + 1 (PP + 1 with PP = 2 x ranks stages).
-int64_t pipeline_activation_chunks(Schedule s, int64_t pp, int64_t micro_batches, int64_t virtual_stages = 1);
+//   stages); DualPipe PP + 1; DualPipeV 2 PP + 1 (PP + 1 with PP = 2 x ranks stages); combined
+//   1F1B one more than its schedule (the extra warm-up forward), at most every chunk visit.
+int64_t pipeline_activation_chunks(Schedule s, int64_t pp, int64_t micro_batches, int64_t virtual_stages = 1,
+                                   bool combined_1f1b = false);
 
 }  // namespace mhcsim::cost

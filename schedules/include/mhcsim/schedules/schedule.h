@@ -16,12 +16,14 @@ struct ScheduleSpec {
   int32_t ranks = 1;           // pipeline ranks (ParallelSpec::pp)
   int32_t micro_batches = 1;   // per pipeline per step
   int32_t virtual_stages = 1;  // chunks per rank for interleaved 1F1B
+  bool combined = false;       // Megatron-Core's combined 1F1B (ParallelSpec::combined_1f1b)
   bool operator==(const ScheduleSpec&) const = default;
 };
 
 // Throws SpecError naming the parallel.* key when the schedule cannot run (DualPipe: even
 // ranks, even micro-batches, micro-batches >= 2 x ranks; DualPipeV: micro-batches >= 2 x ranks;
-// interleaved: micro-batches a multiple of ranks; ZB-H1: micro-batches >= ranks).
+// interleaved: micro-batches a multiple of ranks; ZB-H1: micro-batches >= ranks; combined
+// 1F1B: interleaved with virtual stages >= 2, or 1F1B on one rank).
 void validate(const ScheduleSpec& spec);
 ScheduleSpec schedule_spec_from(const ParallelSpec& p);
 
@@ -84,6 +86,13 @@ struct Program {
 };
 
 Program generate_program(const ScheduleSpec& spec);  // validates first
+
+// Forwards rank r runs before its first backward in 1F1B, ZB-H1 and interleaved 1F1B (Megatron's
+// num_warmup_microbatches, counted in chunk visits); combined 1F1B moves one more forward into
+// the warm-up so that each steady-state F&B pair joins independent micro-batches, on the last
+// rank too (Megatron-Core's combined 1F1B guide). The rest up to micro-batches x chunks are
+// steady-state steps, and as many backwards as the warm-up forwards end the step.
+int32_t warmup_forwards(const ScheduleSpec& spec, int32_t rank);
 
 // The generators, one per schedule family; each appends rank r's slots.
 void append_one_f_one_b(const ScheduleSpec& spec, int32_t rank, bool zero_bubble, std::vector<Slot>& out);
