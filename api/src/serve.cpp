@@ -261,7 +261,7 @@ ServeAnswer serve_named(const Scenario& s, const ServeRequest& r) {
       if (config.prefill_replicas > 0)
         pools.push_back({pool_units(prefill ? prefill->scenario() : s, "prefill"), copies * config.prefill_replicas});
       pools.push_back({pool_units(s, config.prefill_replicas > 0 ? "decode" : "serving"), copies * config.replicas});
-      return capacity_for(target_per_s, m.rate_per_s * per_request, pools, s.hardware.gpus_per_node, target_key);
+      return capacity_for(target_per_s, m.rate_per_s * per_request, pools, target_key);
     };
     z.capacity = capacity(1, z.search);
     // Copies of a few replicas overstate what a large fleet needs: one router over many replicas

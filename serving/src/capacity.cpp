@@ -66,11 +66,12 @@ PoolUnits pool_units(const Scenario& s, std::string label) {
   u.gpus_per_replica = p.tp * p.pp;
   u.unit_gpus = cost::deployment_unit_gpus(s);
   u.replicas_per_unit = std::max<int64_t>(1, u.unit_gpus / u.gpus_per_replica);
+  u.gpus_per_node = s.hardware.gpus_per_node;
   return u;
 }
 
 CapacityAnswer capacity_for(double target, double simulated, const std::vector<std::pair<PoolUnits, int64_t>>& pools,
-                            int gpus_per_node, const std::string& target_key) {
+                            const std::string& target_key) {
   CapacityAnswer a;
   a.target_per_s = target;
   a.simulated_per_s = simulated;
@@ -88,10 +89,10 @@ CapacityAnswer capacity_for(double target, double simulated, const std::vector<s
     c.replicas = c.deployment_units * units.replicas_per_unit;
     c.gpus = c.deployment_units * units.unit_gpus;
     a.gpus += c.gpus;
+    const int64_t gpn = std::max(1, units.gpus_per_node);
+    a.nodes += (c.gpus + gpn - 1) / gpn;
     a.pools.push_back(c);
   }
-  const int64_t gpn = std::max(1, gpus_per_node);
-  a.nodes = (a.gpus + gpn - 1) / gpn;
   return a;
 }
 

@@ -42,11 +42,12 @@ void Metrics::complete(const Live& r, double now) {
   last_completion_s_ = std::max(last_completion_s_, now);
 }
 
-void Metrics::busy(double gpu_seconds, double prefill_tokens, double decode_tokens) {
+void Metrics::busy(double gpu_seconds, double price_per_gpu_hour, double prefill_tokens, double decode_tokens) {
   const double total = prefill_tokens + decode_tokens;
   if (total <= 0) return;
-  prefill_gpu_s_ += gpu_seconds * prefill_tokens / total;
-  decode_gpu_s_ += gpu_seconds * decode_tokens / total;
+  const double usd = gpu_seconds / 3600.0 * price_per_gpu_hour;
+  prefill_busy_usd_ += usd * prefill_tokens / total;
+  decode_busy_usd_ += usd * decode_tokens / total;
 }
 
 // Keeps every stride-th sample; when twice the target count is held, every other one goes and
@@ -60,7 +61,7 @@ void Metrics::sample_kv(double now, int64_t used_blocks) {
   series_stride_ *= 2;
 }
 
-ServingResult Metrics::result(int64_t gpus, int gpus_per_node, double price_per_gpu_hour) const {
+ServingResult Metrics::result(const std::vector<PoolBill>& pools) const {
   ServingResult r;
   r.requests = completed_;
   r.arrival_rate_per_s = last_arrival_s_ > 0 ? static_cast<double>(completed_) / last_arrival_s_ : 0.0;
@@ -73,14 +74,19 @@ ServingResult Metrics::result(int64_t gpus, int gpus_per_node, double price_per_
   r.input_tokens = input_tokens_;
   r.prefix_hit_tokens = hit_tokens_;
   r.output_tokens = output_tokens_;
-  r.gpus = gpus;
-  r.gpus_per_node = gpus_per_node;
-  const double gpu_s = static_cast<double>(gpus) * r.duration_s;
+  // Per node: over the nodes' worth of GPUs each pool holds, in its own servers.
+  double nodes = 0, usd_per_s = 0;
+  for (const auto& p : pools) {
+    r.gpus += p.gpus;
+    nodes += static_cast<double>(p.gpus) / static_cast<double>(std::max(1, p.gpus_per_node));
+    usd_per_s += static_cast<double>(p.gpus) * p.price_per_gpu_hour / 3600.0;
+  }
+  const double gpu_s = static_cast<double>(r.gpus) * r.duration_s;
   if (gpu_s > 0) {
     r.input_tokens_per_s_per_gpu = input_tokens_ / gpu_s;
     r.output_tokens_per_s_per_gpu = output_tokens_ / gpu_s;
-    r.input_tokens_per_s_per_node = r.input_tokens_per_s_per_gpu * gpus_per_node;
-    r.output_tokens_per_s_per_node = r.output_tokens_per_s_per_gpu * gpus_per_node;
+    r.input_tokens_per_s_per_node = input_tokens_ / (nodes * r.duration_s);
+    r.output_tokens_per_s_per_node = output_tokens_ / (nodes * r.duration_s);
   }
   r.slo_attainment = completed_ > 0 ? static_cast<double>(meeting_slo_) / static_cast<double>(completed_) : 0.0;
   r.goodput_per_s = r.duration_s > 0 ? static_cast<double>(meeting_slo_) / r.duration_s : 0.0;
@@ -89,13 +95,13 @@ ServingResult Metrics::result(int64_t gpus, int gpus_per_node, double price_per_
   r.kv_utilisation_series = series_;
   r.mean_requests_in_system = r.duration_s > 0 ? in_system_area_ / r.duration_s : 0.0;
   r.max_requests_in_flight = max_in_flight_;
-  // The whole run's GPU time is paid for, idle included; prefill and decode each carry their
-  // share of the busy time.
-  r.cost_usd = gpu_s / 3600.0 * price_per_gpu_hour;
-  const double busy = prefill_gpu_s_ + decode_gpu_s_;
+  // The whole run's GPU time is paid for, idle included, each pool at its GPU's price; prefill
+  // and decode each carry their share of the busy time's cost.
+  r.cost_usd = usd_per_s * r.duration_s;
+  const double busy = prefill_busy_usd_ + decode_busy_usd_;
   if (busy > 0 && r.cost_usd > 0) {
-    if (input_tokens_ > 0) r.cost_per_million_input_usd = r.cost_usd * prefill_gpu_s_ / busy / input_tokens_ * 1e6;
-    if (output_tokens_ > 0) r.cost_per_million_output_usd = r.cost_usd * decode_gpu_s_ / busy / output_tokens_ * 1e6;
+    if (input_tokens_ > 0) r.cost_per_million_input_usd = r.cost_usd * prefill_busy_usd_ / busy / input_tokens_ * 1e6;
+    if (output_tokens_ > 0) r.cost_per_million_output_usd = r.cost_usd * decode_busy_usd_ / busy / output_tokens_ * 1e6;
   }
   return r;
 }

@@ -18,14 +18,21 @@ class Metrics {
   // Integrates the state held since the previous call up to `now`.
   void advance(double now, int64_t in_system, int64_t used_blocks);
   void complete(const Live& r, double now);
-  // Busy GPU-seconds of one iteration, shared between prefill and decode by their tokens (a
-  // prefill pool's all to prefill, a decode pool's all to decode).
-  void busy(double gpu_seconds, double prefill_tokens, double decode_tokens);
+  // Busy GPU-seconds of one iteration at its pool's price, shared between prefill and decode by
+  // their tokens (a prefill pool's all to prefill, a decode pool's all to decode).
+  void busy(double gpu_seconds, double price_per_gpu_hour, double prefill_tokens, double decode_tokens);
   void sample_kv(double now, int64_t used_blocks);
   void arrival(double time_s) { last_arrival_s_ = time_s; }
   void in_flight(int64_t n) { max_in_flight_ = n > max_in_flight_ ? n : max_in_flight_; }
 
-  ServingResult result(int64_t gpus, int gpus_per_node, double price_per_gpu_hour) const;
+  // What each pool holds for the whole run: its GPUs, their nodes and price (a prefill pool may
+  // run on another GPU than the decode pool: --prefill-scenario).
+  struct PoolBill {
+    int64_t gpus = 0;
+    int gpus_per_node = 1;
+    double price_per_gpu_hour = 0;
+  };
+  ServingResult result(const std::vector<PoolBill>& pools) const;
   double now() const { return now_; }
 
  private:
@@ -36,7 +43,7 @@ class Metrics {
   double input_tokens_ = 0, hit_tokens_ = 0, output_tokens_ = 0;
   double now_ = 0, last_arrival_s_ = 0, last_completion_s_ = 0;
   double in_system_area_ = 0, used_blocks_area_ = 0, max_used_blocks_ = 0;
-  double prefill_gpu_s_ = 0, decode_gpu_s_ = 0;
+  double prefill_busy_usd_ = 0, decode_busy_usd_ = 0;
   int64_t max_in_flight_ = 0;
   std::vector<KvSample> series_;
   int64_t series_stride_ = 1, series_seen_ = 0;

@@ -97,10 +97,12 @@ class Engine {
           break;
       }
     }
-    int64_t gpus = 0;
-    for (const auto& p : pools_) gpus += p.count * p.deployment->model().gpus_per_replica();
-    const auto& hw = pools_.back().deployment->scenario().hardware;
-    auto r = metrics_.result(gpus, hw.gpus_per_node, hw.price_per_gpu_hour);
+    std::vector<detail::Metrics::PoolBill> bills;
+    for (const auto& p : pools_) {
+      const auto& hw = p.deployment->scenario().hardware;
+      bills.push_back({p.count * p.deployment->model().gpus_per_replica(), hw.gpus_per_node, hw.price_per_gpu_hour});
+    }
+    auto r = metrics_.result(bills);
     r.iterations = iterations_;
     if (source_.rate_per_s() > 0) r.rate_per_s = source_.rate_per_s();
     for (const auto& rep : replicas_) r.preemptions += rep.preemptions();
@@ -194,7 +196,8 @@ class Engine {
     const double seconds = model.seconds(b);
     rep.busy = true;
     ++iterations_;
-    metrics_.busy(seconds * static_cast<double>(model.gpus_per_replica()), b.prefill_tokens,
+    metrics_.busy(seconds * static_cast<double>(model.gpus_per_replica()),
+                  p.deployment->scenario().hardware.price_per_gpu_hour, b.prefill_tokens,
                   p.prefill_only ? 0.0 : b.decode_seqs);
     trace_.iteration(i, i - p.first, now, seconds, b, rep.used_blocks());
     events_.push(now + seconds, EventKind::IterationEnd, i);

@@ -85,7 +85,7 @@ TEST_CASE("deployment units: the EP group in whole nodes, or the replica") {
   CHECK(tp.replicas_per_unit == 1);
 
   // 1,000 tokens/s wanted, 10 replicas served 300: 34 replicas -> one EP144 unit.
-  const auto a = capacity_for(1000, 300, {{ep, 10}}, 8, "--target-rate");
+  const auto a = capacity_for(1000, 300, {{ep, 10}}, "--target-rate");
   CHECK_THAT(a.scale, WithinRel(10.0 / 3, 1e-12));
   REQUIRE(a.pools.size() == 1);
   CHECK(a.pools[0].replicas == 144);
@@ -93,15 +93,20 @@ TEST_CASE("deployment units: the EP group in whole nodes, or the replica") {
   CHECK(a.gpus == 144);
   CHECK(a.nodes == 18);
   // Two pools scale together: 4 prefill + 12 decode replicas serving a third of the load.
-  const auto b = capacity_for(3000, 1000, {{prefill, 4}, {ep, 12}}, 8, "--target-rate");
+  const auto b = capacity_for(3000, 1000, {{prefill, 4}, {ep, 12}}, "--target-rate");
   CHECK(b.pools[0].replicas == 32);
   CHECK(b.pools[1].replicas == 144);
   CHECK(b.gpus == 176);
   CHECK(b.nodes == 22);
-  CHECK(capacity_for(0, 300, {{ep, 10}}, 8, "--target-rate").gpus == 0);  // no target, no answer
+  // Each pool in servers of its own: a prefill pool on 4-GPU GB200 trays takes 8 of them.
+  auto gb200 = test::deepseek_serve({{"parallel.ep", "32"}, {"hardware.gpus", "32"}, {"hardware.gpu", "GB200"}});
+  const auto c = capacity_for(3000, 1000, {{pool_units(gb200, "prefill"), 4}, {ep, 12}}, "--target-rate");
+  CHECK(c.gpus == 176);
+  CHECK(c.nodes == 32 / 4 + 144 / 8);
+  CHECK(capacity_for(0, 300, {{ep, 10}}, "--target-rate").gpus == 0);  // no target, no answer
   // However small the target, a whole unit (1e-300 of a replica once rounded to none).
-  CHECK(capacity_for(1e-300, 300, {{ep, 10}}, 8, "--target-rate").pools[0].replicas == 144);
+  CHECK(capacity_for(1e-300, 300, {{ep, 10}}, "--target-rate").pools[0].replicas == 144);
   // A target past any fleet is an input error naming its key, not an int64 overflow.
-  CHECK_THROWS_AS(capacity_for(1e300, 300, {{ep, 10}}, 8, "--target-rate"), InputError);
-  CHECK_THROWS_WITH(capacity_for(1e300, 300, {{ep, 10}}, 8, "--target-rate"), Catch::Contains("--target-rate"));
+  CHECK_THROWS_AS(capacity_for(1e300, 300, {{ep, 10}}, "--target-rate"), InputError);
+  CHECK_THROWS_WITH(capacity_for(1e300, 300, {{ep, 10}}, "--target-rate"), Catch::Contains("--target-rate"));
 }

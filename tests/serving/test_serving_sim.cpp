@@ -213,6 +213,22 @@ TEST_CASE("cost: GPU time at the catalog price, split between prefill and decode
   CHECK_THAT(spent, WithinRel(r.cost_usd, 1e-9));
 }
 
+TEST_CASE("cost and nodes: a prefill pool on another GPU is paid and counted at its own price and servers") {
+  // Prefill on GB200 ($5 per GPU-hour, 4-GPU trays), decode on H800 ($2, 8-GPU servers).
+  static const Deployment gb200(test::deepseek_serve({{"hardware.gpu", "GB200"}}));
+  ServingConfig split;
+  split.replicas = 2;
+  split.prefill_replicas = 2;
+  PoissonSource source(1.0, 400, fixed(2000), fixed(100), 1);
+  const auto r = simulate(deepseek(), split, source, &gb200);
+  CHECK_THAT(r.cost_usd, WithinRel(r.duration_s / 3600.0 * (2 * 5.0 + 2 * 2.0), 1e-12));
+  // Half a tray and a quarter of a server hold the run's GPUs.
+  CHECK_THAT(r.output_tokens_per_s_per_node, WithinRel(r.output_tokens / r.duration_s / (2.0 / 4 + 2.0 / 8), 1e-12));
+  const double spent =
+      r.cost_per_million_input_usd * r.input_tokens / 1e6 + r.cost_per_million_output_usd * r.output_tokens / 1e6;
+  CHECK_THAT(spent, WithinRel(r.cost_usd, 1e-9));
+}
+
 TEST_CASE("a KV cache too small for one request is an error naming where") {
   SECTION("generated requests: the scenario") {
     PoissonSource source(1.0, 10, fixed(2'000'000), fixed(10), 1);

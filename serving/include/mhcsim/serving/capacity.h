@@ -46,6 +46,7 @@ struct PoolUnits {
   int64_t gpus_per_replica = 1;
   int64_t unit_gpus = 1;
   int64_t replicas_per_unit = 1;
+  int gpus_per_node = 1;  // the pool's servers (hardware.gpus_per_node of its scenario)
 };
 PoolUnits pool_units(const Scenario& s, std::string label);
 
@@ -63,7 +64,7 @@ struct CapacityAnswer {
   double scale = 0;            // target / simulated: copies of the simulated pools
   std::vector<PoolCapacity> pools;
   int64_t gpus = 0;
-  int64_t nodes = 0;
+  int64_t nodes = 0;  // each pool in whole servers of its own
 };
 // Replicas a capacity answer may hold per pool: far past any fleet, and far from int64's end.
 constexpr int64_t kMaxCapacityReplicas = int64_t{1} << 40;
@@ -71,7 +72,7 @@ constexpr int64_t kMaxCapacityReplicas = int64_t{1} << 40;
 // InputError on `target_key` (--target-rate, workload.target_tokens_per_second) when a pool
 // would need more than kMaxCapacityReplicas.
 CapacityAnswer capacity_for(double target_per_s, double simulated_per_s,
-                            const std::vector<std::pair<PoolUnits, int64_t>>& simulated_pools, int gpus_per_node,
+                            const std::vector<std::pair<PoolUnits, int64_t>>& simulated_pools,
                             const std::string& target_key);
 
 }  // namespace mhcsim::serving

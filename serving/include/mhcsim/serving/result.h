@@ -31,7 +31,6 @@ struct ServingResult {
   double prefix_hit_tokens = 0;
   double output_tokens = 0;
   int64_t gpus = 0;  // every replica of every pool
-  int gpus_per_node = 8;
   double input_tokens_per_s_per_gpu = 0;
   double output_tokens_per_s_per_gpu = 0;
   double input_tokens_per_s_per_node = 0;
@@ -45,7 +44,7 @@ struct ServingResult {
   std::vector<KvSample> kv_utilisation_series;  // at most kKvSeriesPoints, evenly thinned
   double mean_requests_in_system = 0;           // time-weighted (Little's L)
   int64_t max_requests_in_flight = 0;           // what the simulator held at once
-  double cost_usd = 0;                          // GPUs x duration x hardware.price_per_gpu_hour
+  double cost_usd = 0;                          // each pool's GPUs x duration x its price_per_gpu_hour
   double cost_per_million_input_usd = 0;        // the GPU time spent on prefill per 1M input tokens
   double cost_per_million_output_usd = 0;       // on decode per 1M output tokens (0 = not priced)
 };
