@@ -105,7 +105,8 @@ void setup_serve(CLI::App& app) {
   cmd->add_option("--rate", o->rate,
                   "Poisson arrival rate, requests/s (> 0); with --max-rate the search's start (default 1)");
   cmd->add_option("--requests", o->requests, "Requests to simulate (default 1000)");
-  cmd->add_option("--requests-file", o->requests_file, "CSV or JSONL of arrival_s, input_tokens, output_tokens");
+  cmd->add_option("--requests-file", o->requests_file, "CSV or JSONL of arrival_s, input_tokens, output_tokens")
+      ->check(path_flag());
   cmd->add_option("--input-tokens", o->input_tokens,
                   "Prompt tokens per request, or their mean (default: the scenario's workload.context_len)");
   cmd->add_option("--output-tokens", o->output_tokens, "Output tokens per request, or their mean (default 256)");
@@ -120,7 +121,8 @@ void setup_serve(CLI::App& app) {
                   "Prefill/decode disaggregation: replicas of the prefill pool (default 0 = colocated); auto: with "
                   "a target, the prefill:decode split needing the fewest nodes");
   cmd->add_option("--prefill-scenario", o->prefill_scenario,
-                  "Scenario of the prefill pool, as written (default: -s with its --set)");
+                  "Scenario of the prefill pool, as written (default: -s with its --set)")
+      ->check(path_flag());
   cmd->add_option("--router", o->router, "least-loaded or round-robin (default least-loaded)");
   cmd->add_option("--token-budget", o->token_budget, "Tokens per iteration, decodes + prefill chunks (default 2048)");
   cmd->add_option("--prefill-token-budget", o->prefill_token_budget,
@@ -136,7 +138,9 @@ void setup_serve(CLI::App& app) {
   cmd->add_option("--target-rate", o->target_rate,
                   "Load to size the service for, requests/s: replicas, GPUs and nodes meeting the SLOs (implies "
                   "--max-rate; default workload.target_tokens_per_second)");
-  cmd->add_option("--trace", o->trace, "Chrome trace of the iterations (first 16 replicas of each pool)");
+  cmd->add_option("--trace", o->trace,
+                  "Chrome trace of the iterations (first 16 replicas of each pool; gzip when it ends in .gz)")
+      ->check(path_flag());
   cmd->add_flag("--force", o->force, "Replace an existing --trace file mhcsim wrote");
 }
 

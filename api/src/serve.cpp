@@ -327,7 +327,7 @@ ServeAnswer serve_named(const Scenario& s, const ServeRequest& r) {
   };
   if (!r.trace_path.empty()) {
     ServingResult traced;
-    write_file_atomically(r.trace_path, [&](std::ostream& out) { traced = one_run(&out); });
+    write_file_atomically_gzip_by_name(r.trace_path, [&](std::ostream& out) { traced = one_run(&out); });
     if (!a.search) a.runs.push_back(traced);
   } else if (!a.search) {
     a.runs.push_back(one_run(nullptr));

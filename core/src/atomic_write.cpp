@@ -1,5 +1,7 @@
 #include "mhcsim/atomic_write.h"
 
+#include "gzip_streambuf.h"
+
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -182,6 +184,19 @@ WrittenFile write_file_atomically(const fs::path& path, const WriteFn& write) {
   const WrittenFile w = batch.add(path, write);
   batch.commit();
   return w;
+}
+
+void write_file_atomically_gzip_by_name(const fs::path& path, const WriteFn& write) {
+  if (path.extension() != ".gz") {
+    write_file_atomically(path, write);
+    return;
+  }
+  write_file_atomically(path, [&](std::ostream& out) {
+    detail::GzipStreambuf gz(out);
+    std::ostream zipped(&gz);
+    write(zipped);
+    gz.finish();
+  });
 }
 
 WrittenFile write_file_atomically(const fs::path& path, std::string_view contents) {

@@ -33,12 +33,19 @@ void check_max_sim_ops(int64_t max_sim_ops) {
                      fmt::format("{} is out of range (expected integer in [1, {}])", max_sim_ops, sim::kMaxSimOps));
 }
 
+// An optional path argument: None is none; "" is an error, as the CLI's empty flag is.
+std::string path_argument(const std::optional<std::string>& path, const char* name) {
+  if (path && path->empty()) throw InputError(name, "empty path (expected a file name, or None)");
+  return path.value_or("");
+}
+
 py::object simulate(const LoadedScenario& l, const std::optional<std::string>& trace, int64_t max_sim_ops, bool force) {
   check_max_sim_ops(max_sim_ops);
   nlohmann::json doc;
   {
     const LongCall call;
-    const auto run = api::simulate(l.scenario, {trace.value_or(""), max_sim_ops, "trace", "max_sim_ops", force});
+    const auto run =
+        api::simulate(l.scenario, {path_argument(trace, "trace"), max_sim_ops, "trace", "max_sim_ops", force});
     doc = api::to_json(l.scenario, run);
   }
   warn_if_it_does_not_fit(l.scenario);
@@ -196,7 +203,7 @@ py::object serve(const LoadedScenario& l, const std::optional<double>& rate, int
   a.names = api::ArgumentNames::Keywords;
   a.rate = text(rate);
   a.requests = text(requests);
-  a.requests_file = requests_file.value_or("");
+  a.requests_file = path_argument(requests_file, "requests_file");
   a.input_tokens = text(input_tokens);
   a.output_tokens = text(output_tokens);
   a.lengths = lengths;
@@ -207,7 +214,7 @@ py::object serve(const LoadedScenario& l, const std::optional<double>& rate, int
   a.replicas = text(replicas);
   const auto* count = std::get_if<int64_t>(&prefill_replicas);
   a.prefill_replicas = count ? text(*count) : std::get<std::string>(prefill_replicas);
-  a.prefill_scenario = prefill_scenario.value_or("");
+  a.prefill_scenario = path_argument(prefill_scenario, "prefill_scenario");
   a.router = router;
   a.token_budget = text(token_budget);
   a.prefill_token_budget = text(prefill_token_budget);
@@ -217,7 +224,7 @@ py::object serve(const LoadedScenario& l, const std::optional<double>& rate, int
   a.jobs = text(jobs);
   a.max_rate = max_rate;
   a.target_rate = text(target_rate);
-  a.trace = trace.value_or("");
+  a.trace = path_argument(trace, "trace");
   a.force = force;
   const auto r = api::parse_serve_arguments(a);
   nlohmann::json doc;

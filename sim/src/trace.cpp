@@ -8,7 +8,6 @@
 #include <string>
 #include <string_view>
 
-#include "gzip_writer.h"
 #include "mhcsim/atomic_write.h"
 
 namespace mhcsim::sim {
@@ -137,16 +136,7 @@ TraceCounts write_chrome_trace(const Simulation& sim, std::ostream& out) {
 
 TraceCounts write_chrome_trace_file(const Simulation& sim, const std::filesystem::path& path) {
   TraceCounts counts;
-  if (path.extension() != ".gz") {
-    write_file_atomically(path, [&](std::ostream& out) { counts = write_chrome_trace(sim, out); });
-    return counts;
-  }
-  write_file_atomically(path, [&](std::ostream& out) {
-    detail::GzipWriter gz(out);
-    const Sink sink = [&](std::string_view s) { gz.write(s); };
-    counts = TraceWriter(sim, sink).write();
-    gz.finish();
-  });
+  write_file_atomically_gzip_by_name(path, [&](std::ostream& out) { counts = write_chrome_trace(sim, out); });
   return counts;
 }
 

@@ -29,6 +29,15 @@ def test_simulate_writes_a_trace(small, tmp_path):
     assert_rows(r["versus_step"]["table"])
 
 
+def test_an_empty_path_is_an_error_not_no_file(small, data_dir):
+    serving = mhcsim.load(os.path.join(data_dir, "deepseek_v3_serve.toml"))
+    for call in (lambda: mhcsim.simulate(small, trace=""),
+                 lambda: mhcsim.serve(serving, rate=1, requests=10, trace="")):
+        with pytest.raises(mhcsim.Error) as caught:
+            call()
+        assert "trace: empty path" in str(caught.value)
+
+
 def test_simulate_without_trace_and_its_budget(small):
     r = mhcsim.simulate(small)
     assert "trace_path" not in r

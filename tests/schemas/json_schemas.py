@@ -67,6 +67,8 @@ CASES = [
     ("sweep", ["-s", TRAIN, "--sweep", "parallel.pp=8,16", "--top", "1"]),
     ("search", ["-s", TRAIN, "--gpus", "256", "--top", "2"]),
     ("search", ["-s", TRAIN, "--gpus", "2048", "--top", "1"]),  # the shipped layout is in the space
+    # -o PREFIX writes PREFIX.json: the same document, with written_by first.
+    ("search", ["-s", TRAIN, "--gpus", "256", "--top", "1", "-o", os.path.join(TMP, "search")]),
     ("validate", []),
     ("validate", ["--check", "30,30"]),
     ("validate", ["--calibration", PROFILE]),
@@ -87,9 +89,15 @@ CASES = [
 
 
 def run(verb, args):
-    out = subprocess.run([M, verb, *args, "--json"], capture_output=True, text=True, check=False)
+    # search -o PREFIX: the document is the file it writes (other verbs' -o files have formats of their own)
+    written = args[args.index("-o") + 1] + ".json" if verb == "search" and "-o" in args else None
+    out = subprocess.run([M, verb, *args] + ([] if written else ["--json"]), capture_output=True, text=True,
+                         check=False)
     # 3 is "does not fit": the document is printed all the same.
     assert out.returncode in (0, 3), f"{verb} {args}: exit {out.returncode}: {out.stderr[:500]}"
+    if written:
+        with open(written) as f:
+            return json.load(f)
     return json.loads(out.stdout)
 
 

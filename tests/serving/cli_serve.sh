@@ -77,6 +77,11 @@ check serve_split_table 0 "prefill:decode splits sized for the target" -- "$M" s
   --input-tokens 1000 --output-tokens 8 --slo-ttft 2s --target-rate 20 --prefill-replicas auto
 "$M" serve -s "$S" --rate 2 --requests 100 --trace "$tmp/trace.json" >/dev/null 2>&1
 if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert any(e['ph']=='X' for e in d['traceEvents'])" "$tmp/trace.json"; then pass; else fail serve_trace; fi
+# A .gz trace is gzip, as simulate's is; an empty path is refused, not taken for no trace.
+"$M" serve -s "$S" --rate 2 --requests 100 --trace "$tmp/trace.json.gz" >/dev/null 2>&1
+if python3 -c "import gzip,json,sys; d=json.load(gzip.open(sys.argv[1])); assert any(e['ph']=='X' for e in d['traceEvents'])" "$tmp/trace.json.gz"; then pass; else fail serve_trace_gz; fi
+check serve_trace_empty 2 "^mhcsim: --trace: empty path" -- "$M" serve -s "$S" --rate 1 --trace ""
+check serve_requests_file_empty 2 "^mhcsim: --requests-file: empty path" -- "$M" serve -s "$S" --requests-file ""
 
 # A request file, CSV and JSONL.
 printf 'arrival_s,input_tokens,output_tokens\n0,500,20\n0.1,700,30\n' >"$tmp/r.csv"

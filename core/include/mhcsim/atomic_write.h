@@ -79,6 +79,8 @@ class OutputBatch {
 // One file: a batch of one.
 WrittenFile write_file_atomically(const std::filesystem::path& path, const WriteFn& write);
 WrittenFile write_file_atomically(const std::filesystem::path& path, std::string_view contents);
+// The same, gzip-compressed when `path` ends in .gz (Chrome traces: Perfetto opens both).
+void write_file_atomically_gzip_by_name(const std::filesystem::path& path, const WriteFn& write);
 
 // The file every output directory mhcsim writes holds, so that --force replaces only those: its
 // first line says who wrote it, each line after it names an entry mhcsim put there.
