@@ -172,7 +172,6 @@ const char* length_name(serving::LengthDistribution::Kind k) {
 nlohmann::json result_json(const serving::ServingResult& r) {
   nlohmann::json j;
   for (const auto& f : serving::stat_fields()) j[f.key] = reports::cell_json(serving::stat_cell(f, r));
-  j["arrival_rate_per_s"] = r.arrival_rate_per_s;
   j["duration_s"] = r.duration_s;
   j["last_arrival_s"] = r.last_arrival_s;
   j["gpus"] = r.gpus;

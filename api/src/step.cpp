@@ -79,7 +79,7 @@ std::vector<reports::Quantity> serving_quantities(const Scenario& s) {
   if (s.workload.target_tokens_per_second > 0) {
     q.push_back(
         {"target_tokens_per_s", "serving load (scenario)", s.workload.target_tokens_per_second, "tokens/s", 1.0, 0});
-    q.push_back({"gpus_for_target", "GPUs for the load", e.gpus_for_target, "GPUs"});
+    q.push_back({"gpus_for_target", cost::gpus_for_target_label(s.workload.phase), e.gpus_for_target, "GPUs"});
     q.push_back({"nodes_for_target", "nodes for the load", e.nodes_for_target, "nodes"});
   }
   return q;

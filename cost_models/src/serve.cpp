@@ -119,6 +119,10 @@ ServeEstimate serve_estimate(const Scenario& s) {
   return e;
 }
 
+std::string gpus_for_target_label(ServePhase phase) {
+  return "GPUs for the load (" + std::string(to_string(phase)) + " alone at a full batch, no SLO: a floor)";
+}
+
 double usd_per_million_tokens(double price_per_gpu_hour, double tokens_per_second_per_gpu) {
   constexpr double kSecondsPerHour = 3600, kMillion = 1e6;
   if (price_per_gpu_hour <= 0 || tokens_per_second_per_gpu <= 0) return 0;

@@ -8,6 +8,9 @@ const std::vector<StatField>& stat_fields() {
   using R = const ServingResult&;
   static const std::vector<StatField> fields{
       {"rate_per_s", "rate (req/s)", 3, 1, [](R r) { return r.rate_per_s; }},
+      // What the run's arrivals came to: a Poisson sample's differs from the rate asked for, and
+      // goodput (over the run's duration) is to be read against it.
+      {"arrival_rate_per_s", "arrived (req/s)", 3, 1, [](R r) { return r.arrival_rate_per_s; }},
       {"requests", "requests", 0, 1, [](R r) { return static_cast<double>(r.requests); }, true},
       {"ttft_p50_s", "TTFT p50 (ms)", 1, 1e3, [](R r) { return r.ttft.p50_s; }},
       {"ttft_p90_s", "TTFT p90 (ms)", 1, 1e3, [](R r) { return r.ttft.p90_s; }},

@@ -86,7 +86,7 @@ reports::Section headline_section(const Scenario& s) {
                    cost::usd_per_million_tokens(h.price_per_gpu_hour, e.tokens_per_second_per_gpu),
                    "USD (all GPUs busy)", 1, 3});
     if (s.workload.target_tokens_per_second > 0)
-      q.push_back({"gpus_for_target", "GPUs for the load", e.gpus_for_target,
+      q.push_back({"gpus_for_target", cost::gpus_for_target_label(s.workload.phase), e.gpus_for_target,
                    fmt::format("GPUs = {} nodes", e.nodes_for_target)});
   }
   return {"Headline",
@@ -187,7 +187,7 @@ reports::Section cost_section(const Scenario& s) {
        e.tokens_per_second_per_node, "tokens/s", 1, 0}};
   if (s.workload.target_tokens_per_second > 0) {
     rate.push_back({"target_tokens_per_second", "serving load", s.workload.target_tokens_per_second, "tokens/s", 1, 0});
-    rate.push_back({"gpus_for_target", "GPUs for the load", e.gpus_for_target, "GPUs"});
+    rate.push_back({"gpus_for_target", cost::gpus_for_target_label(s.workload.phase), e.gpus_for_target, "GPUs"});
     rate.push_back({"nodes_for_target", "nodes for the load", e.nodes_for_target, "nodes"});
     if (h.price_per_gpu_hour > 0)
       rate.push_back({"cost_per_hour_usd", fmt::format("cost at {:.2f} USD/GPU-hour", h.price_per_gpu_hour),
@@ -205,7 +205,10 @@ reports::Section cost_section(const Scenario& s) {
       "The serving simulator's iteration model at this batch (cost::serve_estimate): GEMMs and memory-bound "
       "kernels op by op, streaming only the experts the batch hits; attention the longer of its FLOPs and its "
       "KV bytes; DeepEP's low-latency all-to-all at decode, its normal kernels at prefill, overlapping the other "
-      "micro-batch up to parallel.overlap."});
+      "micro-batch up to parallel.overlap. Every GPU is taken as busy at this batch in this phase alone: the " +
+      std::string(s.workload.phase == ServePhase::Decode ? "prompts' prefill" : "decode") +
+      ", queueing and latency SLOs are left out, so the GPUs for the load here are a floor; the request-level "
+      "simulation below (mhcsim serve, --max-rate with SLOs) sizes a fleet that meets them."});
   if (fit.sequences >= 1) sec.blocks.emplace_back(throughput_vs_latency(s, fit.sequences));
   return sec;
 }

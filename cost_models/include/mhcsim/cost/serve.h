@@ -6,6 +6,7 @@
 // iteration model (serving_step.h) at this batch, op by op; the FLOPs and bytes beside them are
 // the work one micro-batch moves through one stage.
 #include <cstdint>
+#include <string>
 
 #include "mhcsim/specs.h"
 
@@ -51,5 +52,9 @@ ServeEstimate serve_estimate(const Scenario& s);
 // price per GPU-hour / (tokens/s per GPU x 3600) x 1e6.
 // 0 when the GPU has no price.
 double usd_per_million_tokens(double price_per_gpu_hour, double tokens_per_second_per_gpu);
+
+// How tables name gpus_for_target: one phase at the scenario's batch with every GPU busy, the
+// other phase, queueing and SLOs left out (`mhcsim serve --max-rate` sizes a fleet for them).
+std::string gpus_for_target_label(ServePhase phase);
 
 }  // namespace mhcsim::cost
