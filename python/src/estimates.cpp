@@ -20,13 +20,14 @@
 namespace mhcsim::python {
 
 namespace {
-// An argument standing for a scenario key (kv's context is workload.context_len): 0 keeps the
-// scenario's value; any other is held to the key's type and range, as the CLI's flags are.
-int64_t key_argument(int64_t value, const char* argument, const char* key) {
-  if (value == 0) return value;
-  if (auto problem = scenarios::key_value_problem(key, std::to_string(value)); !problem.empty())
+// An argument standing for a scenario key (kv's context is workload.context_len): None keeps the
+// scenario's value (0 to the API); any other is held to the key's type and range, as the CLI's
+// flags are (so 0 is refused, as --context 0 is).
+int64_t key_argument(const std::optional<int64_t>& value, const char* argument, const char* key) {
+  if (!value) return 0;
+  if (auto problem = scenarios::key_value_problem(key, std::to_string(*value)); !problem.empty())
     throw InputError(argument, problem);
-  return value;
+  return *value;
 }
 }  // namespace
 
@@ -53,31 +54,32 @@ void register_estimates(py::module_& m) {
       py::arg("scenario"), "Memory per GPU (`mhcsim memory`) as a dict.");
   m.def(
       "kv",
-      [](L l, int64_t context, int64_t batch) {
+      [](L l, const std::optional<int64_t>& context, const std::optional<int64_t>& batch) {
         return to_python(api::kv_table(l.scenario, key_argument(context, "context", "workload.context_len"),
                                        key_argument(batch, "batch", "workload.batch_seqs"))
                              .to_json());
       },
-      py::arg("scenario"), py::arg("context") = 0, py::arg("batch") = 0,
-      "KV cache per attention kind (`mhcsim kv`), a list of rows; context and batch of 0 take the scenario's.");
+      py::arg("scenario"), py::arg("context") = py::none(), py::arg("batch") = py::none(),
+      "KV cache per attention kind (`mhcsim kv`), a list of rows; context and batch None take the scenario's.");
   m.def(
       "traffic",
-      [](L l, int64_t n) {
+      [](L l, const std::optional<int64_t>& n) {
         return to_python(api::to_json(api::traffic(l.scenario, key_argument(n, "n", "model.mhc.n"))));
       },
-      py::arg("scenario"), py::arg("n") = 0,
-      "mHC memory traffic (`mhcsim traffic`): {'rows': [...], 'summary': {...}}; n > 0 sets the expansion rate.");
+      py::arg("scenario"), py::arg("n") = py::none(),
+      "mHC memory traffic (`mhcsim traffic`): {'rows': [...], 'summary': {...}}; n sets the expansion rate.");
   m.def(
       "bubble", [](L l) { return to_python(api::bubble_table(l.scenario).to_json()); }, py::arg("scenario"),
       "Every pipeline schedule at the scenario's PP and micro-batches (`mhcsim bubble`), a list of rows.");
   m.def(
       "a2a",
-      [](L l, int64_t tokens) {
+      [](L l, const std::optional<int64_t>& tokens) {
         return to_python(reports::quantities_to_json(
             api::a2a_quantities(l.scenario, key_argument(tokens, "tokens", "workload.context_len"))));
       },
-      py::arg("scenario"), py::arg("tokens") = 0,
-      "MoE all-to-all (`mhcsim a2a`) as a dict; tokens per GPU per MoE layer, 0: one micro-batch or the decode batch.");
+      py::arg("scenario"), py::arg("tokens") = py::none(),
+      "MoE all-to-all (`mhcsim a2a`) as a dict; tokens per GPU per MoE layer, None: one micro-batch or the decode "
+      "batch.");
   m.def(
       "stability",
       [](L l, int64_t n, int64_t layers, const std::vector<int64_t>& sinkhorn_iters, double noise, int64_t samples,

@@ -193,8 +193,9 @@ std::string text(const std::optional<T>& x) {
 
 py::object serve(const LoadedScenario& l, const std::optional<double>& rate, int64_t requests,
                  const std::optional<std::string>& requests_file, const std::optional<int64_t>& input_tokens,
-                 int64_t output_tokens, const std::string& lengths, double prefix_hit, double slo_ttft_s,
-                 double slo_tpot_s, int64_t replicas, const std::variant<int64_t, std::string>& prefill_replicas,
+                 int64_t output_tokens, const std::string& lengths, double prefix_hit,
+                 const std::optional<double>& slo_ttft_s, const std::optional<double>& slo_tpot_s, int64_t replicas,
+                 const std::variant<int64_t, std::string>& prefill_replicas,
                  const std::optional<std::string>& prefill_scenario, const std::string& router, int64_t token_budget,
                  int64_t prefill_token_budget, int64_t max_batch, bool chunked_prefill, int64_t seed, int64_t jobs,
                  bool max_rate, const std::optional<double>& target_rate, const std::optional<std::string>& trace,
@@ -208,9 +209,9 @@ py::object serve(const LoadedScenario& l, const std::optional<double>& rate, int
   a.output_tokens = text(output_tokens);
   a.lengths = lengths;
   a.prefix_hit = text(prefix_hit);
-  // 0: no SLO, as the CLI without --slo-ttft.
-  if (slo_ttft_s != 0) a.slo_ttft = text(slo_ttft_s);
-  if (slo_tpot_s != 0) a.slo_tpot = text(slo_tpot_s);
+  // None: no SLO, as the CLI without --slo-ttft; 0 is refused as --slo-ttft 0s is.
+  a.slo_ttft = text(slo_ttft_s);
+  a.slo_tpot = text(slo_tpot_s);
   a.replicas = text(replicas);
   const auto* count = std::get_if<int64_t>(&prefill_replicas);
   a.prefill_replicas = count ? text(*count) : std::get<std::string>(prefill_replicas);
@@ -265,8 +266,8 @@ void register_runs(py::module_& m) {
         "check='MEDIAN,MAX' adds a 'check' entry.");
   m.def("serve", &serve, py::arg("scenario"), py::arg("rate") = py::none(), py::arg("requests") = 1000,
         py::arg("requests_file") = py::none(), py::arg("input_tokens") = py::none(), py::arg("output_tokens") = 256,
-        py::arg("lengths") = "fixed", py::arg("prefix_hit") = 0.0, py::arg("slo_ttft_s") = 0.0,
-        py::arg("slo_tpot_s") = 0.0, py::arg("replicas") = 1, py::arg("prefill_replicas") = 0,
+        py::arg("lengths") = "fixed", py::arg("prefix_hit") = 0.0, py::arg("slo_ttft_s") = py::none(),
+        py::arg("slo_tpot_s") = py::none(), py::arg("replicas") = 1, py::arg("prefill_replicas") = 0,
         py::arg("prefill_scenario") = py::none(), py::arg("router") = "least-loaded", py::arg("token_budget") = 2048,
         py::arg("prefill_token_budget") = 16384, py::arg("max_batch") = 0, py::arg("chunked_prefill") = true,
         py::arg("seed") = 1, py::arg("jobs") = 0, py::arg("max_rate") = false, py::arg("target_rate") = py::none(),

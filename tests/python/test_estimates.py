@@ -81,9 +81,17 @@ def test_kv_rows(serve):
 
 
 def test_kv_argument_out_of_range_is_an_error(serve):
+    # 0 too, as the CLI's --context 0: None (the default) is the scenario's.
+    for bad in (-1, 0):
+        with pytest.raises(mhcsim.Error) as caught:
+            mhcsim.kv(serve, context=bad)
+        assert caught.value.key == "context"
     with pytest.raises(mhcsim.Error) as caught:
-        mhcsim.kv(serve, context=-1)
-    assert caught.value.key == "context"
+        mhcsim.a2a(serve, tokens=0)
+    assert caught.value.key == "tokens"
+    with pytest.raises(mhcsim.Error) as caught:
+        mhcsim.serve(serve, rate=1, requests=10, slo_ttft_s=0)
+    assert caught.value.key == "slo_ttft_s"
 
 
 def test_bubble_rows(train, cli_json):
