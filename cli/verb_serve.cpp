@@ -10,6 +10,7 @@
 #include "mhcsim/api/serve.h"
 #include "mhcsim/api/serve_arguments.h"
 #include "mhcsim/error.h"
+#include "mhcsim/serving/units.h"
 #include "mhcsim/sweep/progress.h"
 #include "verbs.h"
 
@@ -60,8 +61,9 @@ void run_serve(const Scenario& s, const Output& out, const ServeOptions& o) {
                            a.kv_block_tokens, a.kv_blocks_per_replica * a.kv_block_tokens);
   if (c.slo_ttft_s > 0 || c.slo_tpot_s > 0)
     std::cout << fmt::format(
-        "# SLOs: TTFT <= {:.4g} ms, TPOT <= {:.4g} ms (0 = none); goodput counts requests meeting both\n",
-        c.slo_ttft_s * 1e3, c.slo_tpot_s * 1e3);
+        "# SLOs: {}, {}; goodput counts requests meeting both\n",
+        c.slo_ttft_s > 0 ? "TTFT <= " + serving::duration_text(c.slo_ttft_s) : std::string("no TTFT SLO"),
+        c.slo_tpot_s > 0 ? "TPOT <= " + serving::duration_text(c.slo_tpot_s) : std::string("no TPOT SLO"));
   if (a.search) {
     if (a.search->rate_per_s > 0)
       std::cout << fmt::format("# max rate meeting the SLOs at p99: {:.4g} requests/s ({} runs)\n",

@@ -100,7 +100,7 @@ void run(const SweepOptions& o) {
   const Base base = instantiate_base(tpl);
   const auto evaluator =
       with_calibration(o.simulate ? sweep::simulated_evaluator(o.max_sim_ops) : sweep::analytic_evaluator(), base);
-  if (o.top > 0) (void)sweep::metric_index(evaluator.metrics, o.by);  // --by before the work
+  (void)sweep::metric_index(evaluator.metrics, o.by);  // --by before the work, --top or not
   require_some_point_beyond_base(base, tpl, grid, evaluator, o.jobs);
 
   sweep::SweepOptions run_opts{o.jobs, {}};

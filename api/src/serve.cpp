@@ -349,8 +349,9 @@ nlohmann::json to_json(const Scenario& s, const ServeRequest& request, const Ser
   doc["gpus_per_replica"] = a.gpus_per_replica;
   doc["kv_blocks_per_replica"] = a.kv_blocks_per_replica;
   doc["kv_block_tokens"] = a.kv_block_tokens;
-  doc["slo_ttft_s"] = c.slo_ttft_s;
-  doc["slo_tpot_s"] = c.slo_tpot_s;
+  // null without that SLO, as inputs has it
+  doc["slo_ttft_s"] = c.slo_ttft_s > 0 ? nlohmann::json(c.slo_ttft_s) : nlohmann::json();
+  doc["slo_tpot_s"] = c.slo_tpot_s > 0 ? nlohmann::json(c.slo_tpot_s) : nlohmann::json();
   doc["runs"] = nlohmann::json::array();
   for (const auto& r : a.runs) doc["runs"].push_back(result_json(r));
   if (a.search) {

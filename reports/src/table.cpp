@@ -10,6 +10,14 @@
 namespace mhcsim::reports {
 namespace {
 
+// Fixed-point at the column's precision, unless that would print no significant digit (a rate
+// of 1e-5 as 0.000) or a number too long to read (1e300 as 301 digits): then 4 significant ones.
+std::string number_text(double v, int precision) {
+  const double a = std::fabs(v);
+  if (a >= 1e15 || (a > 0 && a < 0.5 * std::pow(10.0, -precision))) return fmt::format("{:.4g}", v);
+  return fmt::format("{:.{}f}", v, precision);
+}
+
 std::string cell_text(const Cell& c, int precision, double scale) {
   return std::visit(
       [&](const auto& v) -> std::string {
@@ -19,10 +27,9 @@ std::string cell_text(const Cell& c, int precision, double scale) {
         else if constexpr (std::is_same_v<T, bool>)
           return v ? "yes" : "no";
         else if constexpr (std::is_same_v<T, int64_t>)
-          return scale == 1.0 ? fmt::format("{}", v)
-                              : fmt::format("{:.{}f}", static_cast<double>(v) * scale, precision);
+          return scale == 1.0 ? fmt::format("{}", v) : number_text(static_cast<double>(v) * scale, precision);
         else if constexpr (std::is_same_v<T, double>)
-          return std::isnan(v) ? "-" : fmt::format("{:.{}f}", v * scale, precision);  // nan: undefined, as JSON's null
+          return std::isnan(v) ? "-" : number_text(v * scale, precision);  // nan: undefined, as JSON's null
         else
           return v;
       },

@@ -159,6 +159,8 @@ std::optional<std::string> RequestFile::next_line() {
                                                      format_byte_count(kMaxRequestLineBytes)));
       line.push_back(traits::to_char_type(c));
     }
+    // Spreadsheets save CSV as UTF-8 with a byte-order mark: not part of the file's first line.
+    if (line_ == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);
     const auto t = trim(line);
     if (!t.empty() && t.front() != '#') return std::string(t);
   }

@@ -34,10 +34,18 @@ double parse_duration(std::string_view text, const std::string& flag) {
   for (const auto& [name, seconds] : kUnits) {
     if (unit != name) continue;
     const double s = value * seconds;
-    if (!std::isfinite(s) || s <= 0) throw InputError(flag, fmt::format("'{}' is not > 0 ({})", text, kExpected));
+    if (!std::isfinite(s)) throw InputError(flag, fmt::format("'{}' is not a finite duration ({})", text, kExpected));
+    if (s <= 0) throw InputError(flag, fmt::format("'{}' is not > 0 ({})", text, kExpected));
     return s;
   }
   throw InputError(flag, fmt::format("'{}': unknown unit '{}' ({})", text, unit, kExpected));
+}
+
+std::string duration_text(double seconds) {
+  auto unit = kUnits.front();
+  for (const auto& u : kUnits)
+    if (std::fabs(seconds) >= u.second) unit = u;
+  return fmt::format("{:.4g} {}", seconds / unit.second, unit.first);
 }
 
 double parse_positive(std::string_view text, const std::string& flag) {
@@ -45,8 +53,9 @@ double parse_positive(std::string_view text, const std::string& flag) {
   std::string_view rest;
   if (!leading_number(text, value, rest) || !rest.empty())
     throw InputError(flag, fmt::format("'{}' is not a number (expected a number > 0)", text));
-  if (!std::isfinite(value) || value <= 0)
-    throw InputError(flag, fmt::format("'{}' is not > 0 (expected a number > 0)", text));
+  if (!std::isfinite(value))
+    throw InputError(flag, fmt::format("'{}' is not a finite number (expected a number > 0)", text));
+  if (value <= 0) throw InputError(flag, fmt::format("'{}' is not > 0 (expected a number > 0)", text));
   return value;
 }
 

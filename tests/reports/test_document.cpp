@@ -14,6 +14,7 @@
 #include "mhcsim/error.h"
 #include "mhcsim/reports/document.h"
 #include "mhcsim/reports/svg.h"
+#include "mhcsim/reports/table.h"
 #include "xml_check.h"
 
 using namespace mhcsim::reports;
@@ -172,4 +173,14 @@ TEST_CASE("figure names must be file stems") {
   auto d = sample();
   std::get<Figure>(d.sections[1].blocks[1]).name = "../x";
   CHECK_THROWS_AS(to_markdown(d), std::invalid_argument);
+}
+
+TEST_CASE("table cells: fixed at the column's precision, significant digits where fixed shows none or too many") {
+  CHECK(format_cell(0.5, 3) == "0.500");
+  CHECK(format_cell(1234.5678, 1) == "1234.6");
+  CHECK(format_cell(0.0, 3) == "0.000");
+  CHECK(format_cell(2e-5, 3) == "2e-05");          // not 0.000: a rate the search went down to
+  CHECK(format_cell(1e300, 3) == "1e+300");        // not 301 digits
+  CHECK(format_cell(-3e-7, 2, 1e3) == "-0.0003");  // scaled first (s -> ms)
+  CHECK(format_cell(int64_t{7}, 0) == "7");
 }

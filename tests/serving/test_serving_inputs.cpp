@@ -30,6 +30,15 @@ TEST_CASE("request files: CSV with its header in any order, JSONL, comments and 
     CHECK(b->line == 5);
     CHECK_FALSE(src.next());
   }
+  SECTION("CSV with a UTF-8 byte-order mark, as spreadsheets save it") {
+    const auto first =
+        GENERATE(std::string("arrival_s,input_tokens,output_tokens\n"), std::string("# made in Excel\n"));
+    const test::TempFile f(
+        "r.csv",
+        "\xEF\xBB\xBF" + first + (first.front() == '#' ? "arrival_s,input_tokens,output_tokens\n" : "") + "0,100,12\n");
+    RequestFile src(f.path());
+    CHECK(src.next()->input_tokens == 100);
+  }
   SECTION("JSONL, by extension or by its first character") {
     const auto name = GENERATE(std::string("r.jsonl"), std::string("r.txt"));
     const test::TempFile f(name,
@@ -128,7 +137,12 @@ TEST_CASE("durations need a unit and must be > 0") {
   CHECK_THROWS_WITH(parse_positive("0", "--rate"), Catch::StartsWith("--rate: '0' is not > 0"));
   CHECK_THROWS_WITH(parse_positive("-3", "--rate"), Catch::StartsWith("--rate:"));
   CHECK_THROWS_WITH(parse_positive("3/s", "--rate"), Catch::StartsWith("--rate: '3/s' is not a number"));
-  CHECK_THROWS_WITH(parse_positive("inf", "--rate"), Catch::StartsWith("--rate:"));
+  CHECK_THROWS_WITH(parse_positive("inf", "--rate"), Catch::StartsWith("--rate: 'inf' is not a finite number"));
+  CHECK_THROWS_WITH(parse_duration("1e308h", "--slo-ttft"), Catch::StartsWith("--slo-ttft: '1e308h' is not a finite"));
+  CHECK(duration_text(0.05) == "50 ms");
+  CHECK(duration_text(900) == "15 min");
+  CHECK(duration_text(2) == "2 s");
+  CHECK(duration_text(5e-4) == "500 us");
   CHECK(parse_fraction("0.563", "--prefix-hit") == 0.563);
   CHECK_THROWS_WITH(parse_fraction("1", "--prefix-hit"), Catch::StartsWith("--prefix-hit:"));
   CHECK(parse_count("128", "--replicas") == 128);

@@ -10,6 +10,9 @@ namespace mhcsim::serving {
 
 // "<number><unit>" with unit ns, us, ms, s, min or h -> seconds.
 double parse_duration(std::string_view text, const std::string& flag);
+// The other way: seconds in the largest of those units that keeps the number >= 1, 4 significant
+// digits ("50 ms", "15 min").
+std::string duration_text(double seconds);
 // A plain number > 0 (requests/s, ratios).
 double parse_positive(std::string_view text, const std::string& flag);
 // A ratio in [0, 1).
