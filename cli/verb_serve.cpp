@@ -50,13 +50,12 @@ void run_serve(const Scenario& s, const Output& out, const ServeOptions& o) {
   const auto a = api::serve(s, request);
   if (out.json) return out.print_document(serve_inputs(s, request), api::to_json(s, request, a));
   const auto& c = request.config;
-  const std::string pools = a.prefill_replicas > 0
-                                ? fmt::format("{} prefill + {} decode replicas", a.prefill_replicas, a.replicas)
-                                : fmt::format("{} replica{}", a.replicas, a.replicas > 1 ? "s" : "");
-  serving::runs_table(fmt::format("serve {}: {}, {} x {} GPU{} ({})", s.name, a.requests_source, pools,
-                                  a.gpus_per_replica, a.gpus_per_replica > 1 ? "s" : "", s.hardware.gpu.name),
-                      a.runs)
-      .print_text(std::cout);
+  const std::string pools =
+      a.prefill_replicas > 0 ? fmt::format("{} prefill replica{} x {} + {} decode replica{} x {}", a.prefill_replicas,
+                                           a.prefill_replicas > 1 ? "s" : "", a.prefill_replica_gpus, a.replicas,
+                                           a.replicas > 1 ? "s" : "", a.replica_gpus)
+                             : fmt::format("{} replica{} x {}", a.replicas, a.replicas > 1 ? "s" : "", a.replica_gpus);
+  serving::runs_table(fmt::format("serve {}: {}, {}", s.name, a.requests_source, pools), a.runs).print_text(std::cout);
   std::cout << fmt::format("# KV cache: {} blocks of {} tokens per replica ({} tokens)\n", a.kv_blocks_per_replica,
                            a.kv_block_tokens, a.kv_blocks_per_replica * a.kv_block_tokens);
   if (c.slo_ttft_s > 0 || c.slo_tpot_s > 0)

@@ -221,6 +221,12 @@ ServeAnswer serve_named(const Scenario& s, const ServeRequest& r) {
   ServeAnswer a;
   const auto& model = main.model();
   a.gpus_per_replica = model.gpus_per_replica();
+  const auto gpus_of = [](const Deployment& d) {
+    const int64_t n = d.model().gpus_per_replica();
+    return fmt::format("{} GPU{} ({})", n, n > 1 ? "s" : "", d.scenario().hardware.gpu.name);
+  };
+  a.replica_gpus = gpus_of(main);
+  a.prefill_replica_gpus = gpus_of(prefill ? *prefill : main);
   a.kv_blocks_per_replica = model.kv_blocks();
   a.kv_block_tokens = model.kv_block_tokens();
   a.requests_source = r.requests_file.empty()

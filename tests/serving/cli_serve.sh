@@ -80,6 +80,9 @@ if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert any(e['ph
 # A .gz trace is gzip, as simulate's is; an empty path is refused, not taken for no trace.
 "$M" serve -s "$S" --rate 2 --requests 100 --trace "$tmp/trace.json.gz" >/dev/null 2>&1
 if python3 -c "import gzip,json,sys; d=json.load(gzip.open(sys.argv[1])); assert any(e['ph']=='X' for e in d['traceEvents'])" "$tmp/trace.json.gz"; then pass; else fail serve_trace_gz; fi
+# Each pool's GPUs in the header: a prefill pool on other GPUs (--prefill-scenario) says so.
+sed 's/^gpu = .*/gpu = "GB200"/' "$S" >"$tmp/prefill_gb200.toml"
+check serve_pool_gpus 0 "1 prefill replica x 1 GPU \\(GB200.* \\+ 2 decode replicas x 1 GPU \\(H800" -- "$M" serve -s "$S" --rate 0.2 --requests 20 --prefill-scenario "$tmp/prefill_gb200.toml" --prefill-replicas 1 --replicas 2
 check serve_trace_empty 2 "^mhcsim: --trace: empty path" -- "$M" serve -s "$S" --rate 1 --trace ""
 check serve_requests_file_empty 2 "^mhcsim: --requests-file: empty path" -- "$M" serve -s "$S" --requests-file ""
 
