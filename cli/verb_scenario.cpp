@@ -139,7 +139,9 @@ void setup_scenario(CLI::App& app) {
          {"hbm", "HBM per GPU", s.hardware.gpu.hbm_bytes, "GiB", 1.0 / kGiB, 1},
          {"parallel", "TP x PP x DP (EP)", fmt::format("{} x {} x {} ({})", p.tp, p.pp, p.dp, p.ep), ""},
          {"schedule", "schedule",
-          fmt::format("{}, {} micro-batches, {} stages", to_string(p.schedule), p.micro_batches, p.stage_count()), ""},
+          fmt::format("{}{}, {} micro-batches, {} stages", to_string(p.schedule),
+                      p.combined_1f1b ? " (combined 1F1B)" : "", p.micro_batches, p.stage_count()),
+          ""},
          {"mode", "workload", std::string(to_string(s.workload.mode)), ""}});
   });
 }

@@ -34,6 +34,8 @@ reports::Table bubble_table(const Scenario& base) {
   for (const Schedule sched : kSchedules) {
     Scenario s = base;
     s.parallel.schedule = sched;
+    // Combined 1F1B is a way to run the scenario's own schedule, not the others.
+    if (sched != base.parallel.schedule) s.parallel.combined_1f1b = false;
     if (sched == Schedule::Interleaved1F1B && s.parallel.virtual_stages < 2) s.parallel.virtual_stages = 2;
     const std::string name(to_string(sched));
     // A schedule the scenario check would refuse at this shape is a row with the reason, as it

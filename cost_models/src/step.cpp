@@ -90,7 +90,7 @@ StepEstimate step_estimate(const Scenario& s) {
   // idle time; measured against the simulator this split is within 10% of its bubble on the
   // shipped scenarios). The DualPipes keep them for the `bubble` verb's table.
   const ChunkCost& through = stages > 1 ? e.middle_chunk : e.last_chunk;
-  const double serialised = (p.combined_1f1b ? 1.0 : 1.0 - o) * through.a2a_forward_seconds();
+  const double serialised = (1.0 - o) * through.a2a_forward_seconds();
   e.phases.f = through.forward_seconds() + serialised;
   e.phases.b = through.backward_seconds() + serialised;
   e.phases.w = through.backward_weight_seconds();

@@ -184,6 +184,13 @@ std::optional<ScheduleProblem> schedule_problem(const ParallelSpec& p, bool virt
   } else if (virtual_stages_given && p.virtual_stages != 1) {
     return problem("parallel.virtual_stages", "only the interleaved schedule uses virtual stages");
   }
+  // Megatron-Core's combined 1F1B extends interleaved 1F1B ("PP > 1 requires VPP"), and runs
+  // without a pipeline at PP 1.
+  if (p.combined_1f1b && p.schedule != Schedule::Interleaved1F1B && !(p.schedule == Schedule::OneF1B && p.pp == 1))
+    return problem(
+        "parallel.combined_1f1b",
+        fmt::format("combined 1F1B runs on schedule = \"interleaved\", or \"1f1b\" at PP 1 (got {} at PP {})",
+                    to_string(p.schedule), p.pp));
   return std::nullopt;
 }
 
@@ -197,6 +204,10 @@ void check_schedule(const ParallelSpec& p, const Checker& c) {
 void check_experts(const Scenario& s, const Checker& c) {
   const auto& p = s.parallel;
   const auto& m = s.model;
+  c.require(!p.combined_1f1b || (m.is_moe() && p.ep > 1), "parallel.combined_1f1b",
+            "combined 1F1B overlaps the EP all-to-all: it needs a MoE model and parallel.ep > 1");
+  c.require(!p.combined_1f1b || s.workload.mode == WorkloadMode::Train, "parallel.combined_1f1b",
+            "schedules training steps only (workload.mode = \"train\")");
   if (!m.is_moe()) {
     c.require(p.ep == 1, "parallel.ep", "expert parallelism needs routed experts (model.moe.routed_experts)");
     c.require(p.redundant_experts == 0, "parallel.redundant_experts", "set without routed experts");

@@ -21,6 +21,7 @@ nlohmann::json priced_json(const Priced& p) {
           c.ep,
           static_cast<int>(c.schedule),
           c.virtual_stages,
+          c.combined_1f1b,
           c.micro_batch_seqs,
           c.micro_batches,
           c.sequence_parallel,
@@ -44,7 +45,9 @@ Priced priced_from(const nlohmann::json& j) {
   p.index = next().get<int64_t>();
   for (int64_t* v : {&c.gpus, &c.tp, &c.cp, &c.pp, &c.dp, &c.ep}) *v = next().get<int64_t>();
   c.schedule = static_cast<Schedule>(next().get<int>());
-  for (int64_t* v : {&c.virtual_stages, &c.micro_batch_seqs, &c.micro_batches}) *v = next().get<int64_t>();
+  c.virtual_stages = next().get<int64_t>();
+  c.combined_1f1b = next().get<bool>();
+  for (int64_t* v : {&c.micro_batch_seqs, &c.micro_batches}) *v = next().get<int64_t>();
   c.sequence_parallel = next().get<bool>();
   c.zero_stage = next().get<int64_t>();
   c.recompute = static_cast<ActivationRecompute>(next().get<int>());

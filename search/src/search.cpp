@@ -260,6 +260,7 @@ Candidate candidate_of(const Scenario& s) {
   c.ep = p.ep;
   c.schedule = p.schedule;
   c.virtual_stages = p.virtual_stages;
+  c.combined_1f1b = p.combined_1f1b;
   c.micro_batch_seqs = s.workload.micro_batch_seqs;
   c.micro_batches = p.micro_batches;
   c.sequence_parallel = p.sequence_parallel;

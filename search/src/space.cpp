@@ -28,19 +28,25 @@ std::vector<int64_t> divisors(int64_t n) {
   return d;
 }
 
-// One schedule option of the walk: a schedule with its virtual stages.
+// One schedule option of the walk: a schedule with its virtual stages, and for a MoE model
+// whether it runs as Megatron-Core's combined 1F1B (interleaved, or 1F1B at PP 1).
 struct ScheduleOption {
   Schedule schedule;
   int64_t virtual_stages;
+  bool combined_1f1b = false;
 };
 
-std::vector<ScheduleOption> schedule_options(const Axes& a) {
+std::vector<ScheduleOption> schedule_options(const Axes& a, bool moe) {
   std::vector<ScheduleOption> out;
   for (const Schedule s : a.schedules) {
-    if (s == Schedule::Interleaved1F1B) {
-      for (const int64_t v : a.virtual_stages) out.push_back({s, v});
-    } else {
-      out.push_back({s, 1});
+    const bool can_combine = moe && (s == Schedule::Interleaved1F1B || s == Schedule::OneF1B);
+    for (const bool combined : {false, true}) {
+      if (combined && !can_combine) continue;
+      if (s == Schedule::Interleaved1F1B) {
+        for (const int64_t v : a.virtual_stages) out.push_back({s, v, combined});
+      } else {
+        out.push_back({s, 1, combined});
+      }
     }
   }
   return out;
@@ -123,8 +129,14 @@ struct Walk {
         cut(Prune::Schedule, below_sched);
         continue;
       }
+      // Combined 1F1B pairs EP all-to-alls (ep > 1) on interleaved 1F1B, or on 1F1B at PP 1.
+      if (o.combined_1f1b && (c.ep == 1 || (o.schedule == Schedule::OneF1B && c.pp > 1))) {
+        cut(Prune::Schedule, below_sched);
+        continue;
+      }
       c.schedule = o.schedule;
       c.virtual_stages = o.virtual_stages;
+      c.combined_1f1b = o.combined_1f1b;
       for (const int64_t mbs : axes.micro_batch_seqs) micro_batches_of(c, mbs);
     }
   }
@@ -222,8 +234,8 @@ int64_t scenario_global_batch(const Scenario& s) {
 
 int64_t space_size(const Scenario& base, const Axes& axes) {
   const auto per_layout =
-      static_cast<int64_t>(schedule_options(axes).size() * axes.micro_batch_seqs.size() * 2 * axes.zero_stages.size() *
-                           axes.recompute.size() * axes.mhc_blocks.size());
+      static_cast<int64_t>(schedule_options(axes, base.model.is_moe()).size() * axes.micro_batch_seqs.size() * 2 *
+                           axes.zero_stages.size() * axes.recompute.size() * axes.mhc_blocks.size());
   int64_t n = 0;
   for (const int64_t g : axes.gpus) {
     const auto nd = static_cast<int64_t>(divisors(g).size());
@@ -237,7 +249,7 @@ void enumerate(const Scenario& base, const Axes& axes, const SpaceLimits& limits
   require(limits.global_batch_seqs > 0, "workload.global_batch_seqs", "search needs a global batch (expected > 0)");
   Walk w{base,   axes,
          limits, visit,
-         pruned, schedule_options(axes),
+         pruned, schedule_options(axes, base.model.is_moe()),
          0,      0,
          0,      base.model.layers + base.parallel.extra_stage_layers};
   w.below_mbs = static_cast<int64_t>(2 * axes.zero_stages.size() * axes.recompute.size() * axes.mhc_blocks.size());
@@ -256,6 +268,7 @@ void apply(const Candidate& c, Scenario& s) {
   p.ep = c.ep;
   p.schedule = c.schedule;
   p.virtual_stages = c.virtual_stages;
+  p.combined_1f1b = c.combined_1f1b;
   p.micro_batches = c.micro_batches;
   p.sequence_parallel = c.sequence_parallel;
   // The scenario's TP overlap pipelines SP's all-gather and reduce-scatter; a layout without SP
@@ -279,6 +292,7 @@ std::vector<KeyValue> overrides(const Candidate& c, int64_t global_batch_seqs) {
       {"parallel.ep", std::to_string(c.ep)},
       {"parallel.schedule", str(to_string(c.schedule))},
       {"parallel.virtual_stages", std::to_string(c.virtual_stages)},
+      {"parallel.combined_1f1b", c.combined_1f1b ? "true" : "false"},
       {"parallel.micro_batches", std::to_string(c.micro_batches)},
       {"workload.micro_batch_seqs", std::to_string(c.micro_batch_seqs)},
       {"workload.global_batch_seqs", std::to_string(global_batch_seqs)},
@@ -310,6 +324,7 @@ std::string differences(const Candidate& a, const Candidate& b) {
   add("ep", a.ep, b.ep);
   add("schedule", to_string(a.schedule), to_string(b.schedule));
   add("vstages", a.virtual_stages, b.virtual_stages);
+  add("combined_1f1b", a.combined_1f1b ? "on" : "off", b.combined_1f1b ? "on" : "off");
   add("mb_seqs", a.micro_batch_seqs, b.micro_batch_seqs);
   add("micro_batches", a.micro_batches, b.micro_batches);
   add("sp", a.sequence_parallel ? "on" : "off", b.sequence_parallel ? "on" : "off");

@@ -55,7 +55,7 @@ SearchOptions narrow_options_for(const Scenario& base, int64_t gpus) {
   return o;
 }
 
-using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int, int64_t, int64_t, bool, int64_t, int>;
+using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int, int64_t, bool, int64_t, bool, int64_t, int>;
 Key key_of(const Candidate& c) {
   return {c.tp,
           c.cp,
@@ -63,6 +63,7 @@ Key key_of(const Candidate& c) {
           c.ep,
           static_cast<int>(c.schedule),
           c.virtual_stages,
+          c.combined_1f1b,
           c.micro_batch_seqs,
           c.sequence_parallel,
           c.zero_stage,
@@ -118,25 +119,28 @@ TEST_CASE("search: the walk lets through exactly the points the scenario validat
       for (const int64_t pp : d)
         for (const int64_t ep : d)
           for (const Schedule s : a.schedules)
-            for (const int64_t v : (s == Schedule::Interleaved1F1B ? a.virtual_stages : std::vector<int64_t>{1}))
-              for (const int64_t mbs : a.micro_batch_seqs)
-                for (const bool sp : {false, true})
-                  for (const int64_t zero : a.zero_stages) {
-                    ++points;
-                    Candidate c;
-                    c.gpus = 16;
-                    c.tp = tp, c.cp = cp, c.pp = pp, c.ep = ep, c.schedule = s, c.virtual_stages = v;
-                    c.micro_batch_seqs = mbs, c.sequence_parallel = sp, c.zero_stage = zero;
-                    c.recompute = ActivationRecompute::Selective;
-                    c.dp = std::max<int64_t>(1, 16 / (tp * cp * pp));
-                    c.micro_batches = std::max<int64_t>(1, limits.global_batch_seqs / (c.dp * mbs));
-                    std::vector<scenarios::Override> o;
-                    for (const auto& kv : overrides(c, limits.global_batch_seqs)) o.push_back({kv.key, kv.value});
-                    try {
-                      (void)tpl.instantiate(o);
-                      accepted.insert(key_of(c));
-                    } catch (const InputError&) {}
-                  }
+            for (const bool combined : {false, true})  // a MoE model: 1F1B and interleaved also combined
+              for (const int64_t v : (s == Schedule::Interleaved1F1B ? a.virtual_stages : std::vector<int64_t>{1}))
+                for (const int64_t mbs : a.micro_batch_seqs)
+                  for (const bool sp : {false, true})
+                    for (const int64_t zero : a.zero_stages) {
+                      if (combined && s != Schedule::OneF1B && s != Schedule::Interleaved1F1B) continue;
+                      ++points;
+                      Candidate c;
+                      c.gpus = 16;
+                      c.tp = tp, c.cp = cp, c.pp = pp, c.ep = ep, c.schedule = s, c.virtual_stages = v;
+                      c.combined_1f1b = combined;
+                      c.micro_batch_seqs = mbs, c.sequence_parallel = sp, c.zero_stage = zero;
+                      c.recompute = ActivationRecompute::Selective;
+                      c.dp = std::max<int64_t>(1, 16 / (tp * cp * pp));
+                      c.micro_batches = std::max<int64_t>(1, limits.global_batch_seqs / (c.dp * mbs));
+                      std::vector<scenarios::Override> o;
+                      for (const auto& kv : overrides(c, limits.global_batch_seqs)) o.push_back({kv.key, kv.value});
+                      try {
+                        (void)tpl.instantiate(o);
+                        accepted.insert(key_of(c));
+                      } catch (const InputError&) {}
+                    }
   CHECK(points == space_size(base, a));
   CHECK(walked == accepted);
 }
@@ -306,4 +310,25 @@ TEST_CASE("search: a layout without SP prices its TP collectives exposed, as its
     CHECK(applied.parallel.tp_overlap == (sp ? 0.5 : 0.0));
     CHECK(cost::step_estimate(applied).step_seconds == cost::step_estimate(pasted).step_seconds);
   }
+}
+
+TEST_CASE("search: a base scenario on combined 1F1B searches every schedule, combined where it can run") {
+  // The base's combined 1F1B is one point of the space, not a setting every candidate inherits
+  // (DualPipe with combined 1F1B, or EP 1, would be refused).
+  const auto base = scenarios::load_scenario(kDir + "deepseek_v3_train.toml", {{"parallel.schedule", "interleaved"},
+                                                                               {"parallel.virtual_stages", "2"},
+                                                                               {"parallel.micro_batches", "128"},
+                                                                               {"parallel.combined_1f1b", "true"}});
+  CHECK(candidate_of(base).combined_1f1b);
+  auto o = narrow_options_for(base, 256);
+  o.top = 2000;
+  const auto r = run_search(base, o);
+  bool combined = false, dual = false;
+  for (const auto& p : r.found.top) {
+    combined |= p.candidate.combined_1f1b;
+    dual |= p.candidate.schedule == Schedule::DualPipe;
+    if (p.candidate.combined_1f1b) CHECK(p.candidate.ep > 1);
+  }
+  CHECK(combined);
+  CHECK(dual);
 }

@@ -65,6 +65,7 @@ struct Candidate {
   int64_t gpus = 0, tp = 1, cp = 1, pp = 1, dp = 1, ep = 1;
   Schedule schedule = Schedule::OneF1B;
   int64_t virtual_stages = 1;
+  bool combined_1f1b = false;  // Megatron-Core's combined 1F1B (MoE with ep > 1)
   int64_t micro_batch_seqs = 1;
   int64_t micro_batches = 1;
   bool sequence_parallel = false;
@@ -83,7 +84,8 @@ struct Axes {
   std::vector<int64_t> zero_stages;
   std::vector<int64_t> mhc_blocks;  // kMhcRecomputeOff, kMhcRecomputeOptimal, or L_r > 0
 };
-// Every schedule; virtual stages 2..8; micro-batches of 1, 2, 4 and 8 sequences; every
+// Every schedule; virtual stages 2..8; for a MoE model, interleaved and 1F1B also as combined
+// 1F1B (where ep > 1, and 1F1B at PP 1 only); micro-batches of 1, 2, 4 and 8 sequences; every
 // recompute mode and ZeRO stage; for an mHC model, recompute off, optimal, and blocks of 1, 2,
 // 4 and 8 layers ({off} without mHC). `gpus` is kept as given (the base's job size if empty).
 Axes default_axes(const Scenario& base, Axes given);
