@@ -111,7 +111,8 @@ void setup_serve(CLI::App& app) {
   cmd->add_option("--input-tokens", o->input_tokens,
                   "Prompt tokens per request, or their mean (default: the scenario's workload.context_len)");
   cmd->add_option("--output-tokens", o->output_tokens, "Output tokens per request, or their mean (default 256)");
-  cmd->add_option("--lengths", o->lengths, "Token lengths: fixed or exponential (default fixed)");
+  cmd->add_option("--lengths", o->lengths,
+                  "Token lengths: fixed or exponential, clamped at 8 x the mean (default fixed)");
   cmd->add_option("--prefix-hit", o->prefix_hit,
                   "Share of each prompt served from the prefix cache, [0, 1) (default 0)");
   cmd->add_option("--slo-ttft", o->slo_ttft, "Time-to-first-token SLO with a unit, e.g. 2s");

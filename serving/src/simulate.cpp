@@ -141,8 +141,16 @@ class Engine {
           "a request of {} tokens needs {} KV blocks of {} tokens; one {} replica holds {} (HBM - weights - "
           "reserve, cost::kv_fit)",
           tokens, blocks, m.kv_block_tokens(), p.label, m.kv_blocks());
-      if (r.line > 0) throw InputError("input_tokens", reason, {source_.file_path(), r.line});
-      throw InputError("hardware.gpu", reason, {p.deployment->scenario().path, 0});
+      // A file's row: the column that does not fit, the output where the prompt alone would.
+      const bool prompt_fits = (r.input_tokens + m.kv_block_tokens() - 1) / m.kv_block_tokens() <= m.kv_blocks();
+      if (r.line > 0)
+        throw InputError(prompt_fits && !p.prefill_only ? "output_tokens" : "input_tokens", reason,
+                         {source_.file_path(), r.line});
+      throw InputError("hardware.gpu",
+                       reason +
+                           "; generated requests are checked at the longest the lengths can draw (exponential "
+                           "ones reach 8 x their mean: --lengths)",
+                       {p.deployment->scenario().path, 0});
     }
   }
 

@@ -124,4 +124,6 @@ one_line serve_kv_too_small "$M" serve -s "$S" --rate 1 --input-tokens 5000000
 check serve_kv_names_scenario 2 "deepseek_v3_serve.toml: hardware.gpu: a request of 5000256 tokens needs" -- "$M" serve -s "$S" --rate 1 --input-tokens 5000000
 printf 'arrival_s,input_tokens,output_tokens\n0,500,20\n1,5000000,30\n' >"$tmp/huge.csv"
 check serve_kv_names_line 2 "huge.csv:3: input_tokens: a request of" -- "$M" serve -s "$S" --requests-file "$tmp/huge.csv"
+printf 'arrival_s,input_tokens,output_tokens\n0,500,20\n1,10,5000000\n' >"$tmp/long_output.csv"
+check serve_kv_names_output 2 "long_output.csv:3: output_tokens: a request of" -- "$M" serve -s "$S" --requests-file "$tmp/long_output.csv"
 summary cli_serve
