@@ -89,8 +89,10 @@ StepStats summarize(const OpGraph& g, const Timeline& t) {
     rs.compute_busy_seconds = merge_sorted_spans(compute);
     rs.comm_busy_seconds = merge_sorted_spans(comm);
     rs.exposed_comm_seconds = rs.comm_busy_seconds - intersection_seconds(compute, comm);
-    rs.bubble_seconds =
-        std::max(0.0, s.step_seconds - rs.compute_busy_seconds - rs.exposed_comm_seconds - rs.grad_sync_seconds);
+    rs.bubble_seconds = s.step_seconds - rs.compute_busy_seconds - rs.exposed_comm_seconds - rs.grad_sync_seconds;
+    // A difference of sums over thousands of ops: a billionth of the step is their rounding (a
+    // one-rank pipeline read 8.9e-13 ms), not idle time.
+    if (rs.bubble_seconds < 1e-9 * s.step_seconds) rs.bubble_seconds = 0;
     if (s.step_seconds > 0) {
       rs.bubble_fraction = rs.bubble_seconds / s.step_seconds;
       rs.compute_utilization = rs.compute_busy_seconds / s.step_seconds;
