@@ -49,6 +49,7 @@ reports::Table bubble_table(const Scenario& base) {
       // Activations as `memory` counts them: the chunks in flight, each of a full chunk's layers.
       const auto memory = cost::training_memory(s);
       std::string note = sched == Schedule::Interleaved1F1B ? "v = " + std::to_string(s.parallel.virtual_stages) : "";
+      if (s.parallel.combined_1f1b) note += std::string(note.empty() ? "" : "; ") + "combined 1F1B";
       if (e.layers_priced != s.model.layers)
         note += fmt::format("{}{} layers priced of {} (uniform chunks)", note.empty() ? "" : "; ", e.layers_priced,
                             s.model.layers);

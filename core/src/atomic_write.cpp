@@ -1,6 +1,6 @@
 #include "mhcsim/atomic_write.h"
 
-#include "gzip_streambuf.h"
+#include "gzip_output_streambuf.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -192,8 +192,9 @@ void write_file_atomically_gzip_by_name(const fs::path& path, const WriteFn& wri
     return;
   }
   write_file_atomically(path, [&](std::ostream& out) {
-    detail::GzipStreambuf gz(out);
+    detail::GzipOutputStreambuf gz(out);
     std::ostream zipped(&gz);
+    zipped.exceptions(std::ios::badbit);  // a deflate error ends the write, not just the stream
     write(zipped);
     gz.finish();
   });

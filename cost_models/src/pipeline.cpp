@@ -136,13 +136,15 @@ double pipeline_parameter_factor(Schedule s) { return s == Schedule::DualPipe ? 
 
 int64_t pipeline_activation_chunks(Schedule s, int64_t pp, int64_t m, int64_t v, bool combined_1f1b) {
   require_shape(s, pp, m, v);
-  const int64_t extra = combined_1f1b ? 1 : 0;
   switch (s) {
     case Schedule::OneF1B:
     case Schedule::ZB1P:
-      return std::min(pp + extra, m);
-    case Schedule::Interleaved1F1B:
-      return std::min(v * pp + pp - 1 + extra, v * m);
+    case Schedule::Interleaved1F1B: {
+      // Rank 0 holds its warm-up forwards and the next one's before its first backward frees one.
+      const schedules::ScheduleSpec spec{s, static_cast<int32_t>(pp), static_cast<int32_t>(m), static_cast<int32_t>(v),
+                                         combined_1f1b};
+      return std::min<int64_t>(schedules::warmup_forwards(spec, 0) + 1, m * stages_per_rank(s, v));
+    }
     case Schedule::DualPipe:
       return pp + 1;
     case Schedule::DualPipeV:

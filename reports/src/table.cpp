@@ -14,7 +14,7 @@ namespace {
 // of 1e-5 as 0.000) or a number too long to read (1e300 as 301 digits): then 4 significant ones.
 std::string number_text(double v, int precision) {
   const double a = std::fabs(v);
-  if (a >= 1e15 || (a > 0 && a < 0.5 * std::pow(10.0, -precision))) return fmt::format("{:.4g}", v);
+  if (a >= 1e15 || (a > 0 && a <= 0.5 * std::pow(10.0, -precision))) return fmt::format("{:.4g}", v);
   return fmt::format("{:.{}f}", v, precision);
 }
 

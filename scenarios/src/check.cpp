@@ -184,9 +184,7 @@ std::optional<ScheduleProblem> schedule_problem(const ParallelSpec& p, bool virt
   } else if (virtual_stages_given && p.virtual_stages != 1) {
     return problem("parallel.virtual_stages", "only the interleaved schedule uses virtual stages");
   }
-  // Megatron-Core's combined 1F1B extends interleaved 1F1B ("PP > 1 requires VPP"), and runs
-  // without a pipeline at PP 1.
-  if (p.combined_1f1b && p.schedule != Schedule::Interleaved1F1B && !(p.schedule == Schedule::OneF1B && p.pp == 1))
+  if (p.combined_1f1b && !combined_1f1b_schedule(p.schedule, p.pp))
     return problem(
         "parallel.combined_1f1b",
         fmt::format("combined 1F1B runs on schedule = \"interleaved\", or \"1f1b\" at PP 1 (got {} at PP {})",
@@ -201,13 +199,19 @@ void check_schedule(const ParallelSpec& p, const Checker& c) {
     c.require(false, problem->key, problem->message);
 }
 
+// Combined 1F1B pairs one micro-batch's EP all-to-alls with another's compute in a training
+// step (its schedule is schedule_problem's).
+void check_combined_1f1b(const Scenario& s, const Checker& c) {
+  if (!s.parallel.combined_1f1b) return;
+  c.require(s.model.is_moe() && s.parallel.ep > 1, "parallel.combined_1f1b",
+            "combined 1F1B overlaps the EP all-to-all: it needs a MoE model and parallel.ep > 1");
+  c.require(s.workload.mode == WorkloadMode::Train, "parallel.combined_1f1b",
+            "schedules training steps only (workload.mode = \"train\")");
+}
+
 void check_experts(const Scenario& s, const Checker& c) {
   const auto& p = s.parallel;
   const auto& m = s.model;
-  c.require(!p.combined_1f1b || (m.is_moe() && p.ep > 1), "parallel.combined_1f1b",
-            "combined 1F1B overlaps the EP all-to-all: it needs a MoE model and parallel.ep > 1");
-  c.require(!p.combined_1f1b || s.workload.mode == WorkloadMode::Train, "parallel.combined_1f1b",
-            "schedules training steps only (workload.mode = \"train\")");
   if (!m.is_moe()) {
     c.require(p.ep == 1, "parallel.ep", "expert parallelism needs routed experts (model.moe.routed_experts)");
     c.require(p.redundant_experts == 0, "parallel.redundant_experts", "set without routed experts");
@@ -239,6 +243,7 @@ void check_parallel(Scenario& s, const Checker& c) {
                         s.model.layers, p.extra_stage_layers, stage_layers, stages, p.pp,
                         stages_per_rank(p.schedule, p.virtual_stages), to_string(p.schedule)));
   check_experts(s, c);
+  check_combined_1f1b(s, c);
   c.require(p.zero_stage == 0 || p.dp > 1 || !c.keys.has("parallel.zero_stage"), "parallel.zero_stage",
             "ZeRO shards over data parallelism: needs parallel.dp > 1");
 }

@@ -11,7 +11,7 @@ namespace {
 
 Slot forward(int32_t mb, int32_t hop) { return {SlotKind::Forward, mb, hop, -1, -1}; }
 
-// An interleaved steady-state step: F then B, or one F&B slot in combined 1F1B.
+// A steady-state step: F then B, or one F&B slot in combined 1F1B.
 void steady_step(const ScheduleSpec& spec, const Slot& f, const Slot& b, std::vector<Slot>& out) {
   if (spec.combined) {
     out.push_back({SlotKind::ForwardBackward, f.mb, f.hop, b.mb, b.hop});
@@ -38,11 +38,11 @@ void append_one_f_one_b(const ScheduleSpec& spec, int32_t rank, bool zero_bubble
   for (int32_t i = 0; i < warmup; ++i) out.push_back(forward(i, rank));
   for (int32_t i = 0; i < n - warmup; ++i) {
     if (spec.combined) {  // validate() keeps ZB-H1 out
-      out.push_back({SlotKind::ForwardBackward, warmup + i, rank, i, rank});
-    } else {
-      out.push_back(forward(warmup + i, rank));
-      backward(i);
+      steady_step(spec, forward(warmup + i, rank), {SlotKind::Backward, i, rank, -1, -1}, out);
+      continue;
     }
+    out.push_back(forward(warmup + i, rank));
+    backward(i);
   }
   for (int32_t i = n - warmup; i < n; ++i) backward(i);
   while (zero_bubble && next_w < n) out.push_back({SlotKind::Weight, next_w++, rank, -1, -1});

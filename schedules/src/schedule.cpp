@@ -36,15 +36,11 @@ void validate(const ScheduleSpec& s) {
               "DualPipeV needs micro-batches >= 2 x pp (got " + n + " with pp " + p + ")");
       break;
   }
-  // Megatron-Core's combined 1F1B extends the interleaved schedule ("PP > 1 requires VPP") and
-  // runs without pipelining at PP 1.
-  require(!s.combined || s.ranks == 1 || (s.kind == Schedule::Interleaved1F1B && s.virtual_stages >= 2),
-          "parallel.combined_1f1b",
-          "combined 1F1B runs on schedule = \"interleaved\" with virtual_stages >= 2, or at pp = 1 (got schedule " +
-              std::string(to_string(s.kind)) + ", pp " + p + ", virtual_stages " + std::to_string(s.virtual_stages) +
-              ")");
-  require(!s.combined || s.ranks > 1 || s.kind == Schedule::OneF1B || s.kind == Schedule::Interleaved1F1B,
-          "parallel.combined_1f1b", "combined 1F1B at pp = 1 needs schedule = \"1f1b\" or \"interleaved\"");
+  require(!s.combined || combined_1f1b_schedule(s.kind, s.ranks), "parallel.combined_1f1b",
+          "combined 1F1B runs on schedule = \"interleaved\", or \"1f1b\" at pp 1 (got " +
+              std::string(to_string(s.kind)) + " at pp " + p + ")");
+  require(!s.combined || s.kind != Schedule::Interleaved1F1B || s.virtual_stages >= 2, "parallel.virtual_stages",
+          "interleaved 1F1B needs virtual_stages >= 2");
 }
 
 int32_t warmup_forwards(const ScheduleSpec& spec, int32_t rank) {

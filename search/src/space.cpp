@@ -129,8 +129,8 @@ struct Walk {
         cut(Prune::Schedule, below_sched);
         continue;
       }
-      // Combined 1F1B pairs EP all-to-alls (ep > 1) on interleaved 1F1B, or on 1F1B at PP 1.
-      if (o.combined_1f1b && (c.ep == 1 || (o.schedule == Schedule::OneF1B && c.pp > 1))) {
+      // Combined 1F1B pairs EP all-to-alls (ep > 1) where its schedule runs (the scenario check's rules).
+      if (o.combined_1f1b && (c.ep == 1 || !combined_1f1b_schedule(o.schedule, c.pp))) {
         cut(Prune::Schedule, below_sched);
         continue;
       }

@@ -42,6 +42,7 @@ double parse_duration(std::string_view text, const std::string& flag) {
 }
 
 std::string duration_text(double seconds) {
+  // kUnits run from the smallest up: the last one that fits is the largest.
   auto unit = kUnits.front();
   for (const auto& u : kUnits)
     if (std::fabs(seconds) >= u.second) unit = u;

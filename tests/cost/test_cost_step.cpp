@@ -307,7 +307,7 @@ TEST_CASE("combined 1F1B hides the all-to-all in its steady-state F&B pairs, and
   CHECK(paired == Approx(step_estimate(s).exposed_a2a_seconds));
 }
 
-TEST_CASE("combined 1F1B needs a MoE model with EP > 1 on interleaved 1F1B: the scenario says so, and step") {
+TEST_CASE("combined 1F1B needs a MoE model with EP > 1 on interleaved 1F1B, in training: the scenario says so") {
   // The scenario check, naming the key where it was set (here --set).
   CHECK_THROWS_WITH(shipped("deepseek_v3_train.toml", {{"parallel.combined_1f1b", "true"}}),  // DualPipe
                     Catch::Contains("parallel.combined_1f1b: combined 1F1B runs on schedule = \"interleaved\""));
@@ -323,11 +323,10 @@ TEST_CASE("combined 1F1B needs a MoE model with EP > 1 on interleaved 1F1B: the 
                     Catch::Contains("parallel.ep > 1"));
   CHECK_THROWS_WITH(shipped("validation/megatron_core_h100_7_1b.toml", {{"parallel.combined_1f1b", "true"}}),
                     Catch::Contains("MoE model"));  // dense, PP 1
-  // A Scenario built in code, past the check: step refuses it too.
-  auto s = shipped("deepseek_v3_train.toml", combined);
-  s.parallel.ep = 1;
-  CHECK_THROWS_WITH(step_estimate(s), Catch::Contains("parallel.ep > 1"));
-  s = shipped("deepseek_v3_train.toml");
+  CHECK_THROWS_WITH(shipped("deepseek_v3_serve.toml", {{"parallel.combined_1f1b", "true"}}),
+                    Catch::Contains("training steps only"));
+  // A Scenario built in code, past the check: step refuses a schedule it cannot run.
+  auto s = shipped("deepseek_v3_train.toml");
   s.parallel.combined_1f1b = true;
   CHECK_THROWS_WITH(step_estimate(s), Catch::Contains("parallel.combined_1f1b"));
 }

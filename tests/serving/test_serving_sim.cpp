@@ -227,6 +227,16 @@ TEST_CASE("cost and nodes: a prefill pool on another GPU is paid and counted at 
   const double spent =
       r.cost_per_million_input_usd * r.input_tokens / 1e6 + r.cost_per_million_output_usd * r.output_tokens / 1e6;
   CHECK_THAT(spent, WithinRel(r.cost_usd, 1e-9));
+  // The same run with the prefill GPUs at the decode ones' price: the same times, and the busy
+  // time's split weighs the pools by their prices, so the prefill share falls with its price.
+  static const Deployment cheap(
+      test::deepseek_serve({{"hardware.gpu", "GB200"}, {"hardware.price_per_gpu_hour", "2"}}));
+  PoissonSource again(1.0, 400, fixed(2000), fixed(100), 1);
+  const auto c = simulate(deepseek(), split, again, &cheap);
+  REQUIRE(c.duration_s == r.duration_s);
+  const double total = r.cost_usd / c.cost_usd;  // 14 / 8
+  CHECK(r.cost_per_million_input_usd / c.cost_per_million_input_usd > total);
+  CHECK(r.cost_per_million_output_usd / c.cost_per_million_output_usd < total);
 }
 
 TEST_CASE("a KV cache too small for one request is an error naming where") {

@@ -66,7 +66,7 @@ TEST_CASE("ZB-H1: bubble (PP-1)(F+B-2W), PP activations") {
 TEST_CASE("interleaved 1F1B: bubble (PP-1)(F+B) of a chunk, peak v*p + p - 1 chunks") {
   const int32_t p = GENERATE(2, 3, 4, 8);
   const int32_t v = GENERATE(2, 3, 4);
-  const int32_t groups = GENERATE(2, 3, 5);
+  const int32_t groups = GENERATE(1, 2, 3, 5);  // 1: m = PP, every forward first (v p chunks)
   const int32_t n = p * groups;
   INFO("pp " << p << " v " << v << " micro-batches " << n);
   const auto s = simulate(make_spec(Schedule::Interleaved1F1B, p, n, v), canonical());
@@ -149,6 +149,25 @@ TEST_CASE("DualPipe and DualPipeV: cost's count of lone and overlapped slots is 
     CHECK(c.lone_backward == lone_b);
     CHECK(c.pairs == pairs);
   }
+}
+
+// Megatron-LM's num_warmup_microbatches: (p - rank - 1) x 2 + (v - 1) x p interleaved, p - rank - 1
+// in 1F1B, all of them when m = p; Megatron-Core's combined 1F1B adds one.
+TEST_CASE("warm-up forwards: Megatron's counts, one more in combined 1F1B") {
+  auto spec = make_spec(Schedule::Interleaved1F1B, 4, 8, 2);
+  CHECK(schedules::warmup_forwards(spec, 0) == 10);
+  CHECK(schedules::warmup_forwards(spec, 3) == 4);
+  spec.combined = true;
+  CHECK(schedules::warmup_forwards(spec, 0) == 11);
+  CHECK(schedules::warmup_forwards(spec, 3) == 5);
+  spec = make_spec(Schedule::Interleaved1F1B, 4, 4, 2);  // m = p: every forward first
+  CHECK(schedules::warmup_forwards(spec, 3) == 8);
+  spec = make_spec(Schedule::OneF1B, 4, 8);
+  CHECK(schedules::warmup_forwards(spec, 0) == 3);
+  CHECK(schedules::warmup_forwards(spec, 3) == 0);
+  spec = make_spec(Schedule::OneF1B, 1, 8);
+  spec.combined = true;
+  CHECK(schedules::warmup_forwards(spec, 0) == 1);  // the guide's F0, then (F1, B0), ...
 }
 
 // Megatron-Core's combined 1F1B (its EP A2A overlap guide): the interleaved schedule (1F1B at

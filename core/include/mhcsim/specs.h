@@ -138,6 +138,13 @@ constexpr int64_t stages_per_rank(Schedule s, int64_t virtual_stages) {
   }
 }
 
+// Where Megatron-Core's combined 1F1B runs: it extends interleaved 1F1B ("PP > 1 requires VPP",
+// its EP A2A overlap guide; virtual_stages >= 2 is interleaving's own rule) and runs without a
+// pipeline at PP 1.
+constexpr bool combined_1f1b_schedule(Schedule s, int64_t pp) {
+  return s == Schedule::Interleaved1F1B || (s == Schedule::OneF1B && pp == 1);
+}
+
 struct ParallelSpec {
   int64_t tp = 1;
   int64_t pp = 1;

@@ -66,8 +66,8 @@ const char* capacity_target_name(CapacityTarget target);
 struct ServeAnswer {
   std::string requests_source;  // "Poisson, N requests of ..." or the request file
   int64_t gpus_per_replica = 0;
-  // The replicas' GPUs, as "tp x pp GPUs (GPU name)": the decode pool's (or the only pool's),
-  // and the prefill pool's, which --prefill-scenario may put on other GPUs.
+  // A replica's GPUs, as "N GPUs (GPU name)" (N = tp x pp): the decode pool's (or the only
+  // pool's), and the prefill pool's, which --prefill-scenario may put on other GPUs.
   std::string replica_gpus, prefill_replica_gpus;
   int64_t kv_blocks_per_replica = 0;
   int64_t kv_block_tokens = 0;
