@@ -10,15 +10,13 @@
 namespace mhcsim::reports {
 namespace {
 
-// Fixed-point at the column's precision, unless that would print no significant digit (a rate
-// of 1e-5 as 0.000) or a number too long to read (1e300 as 301 digits): then 4 significant ones.
-std::string number_text(double v, int precision) {
-  const double a = std::fabs(v);
-  if (a >= 1e15 || (a > 0 && a <= 0.5 * std::pow(10.0, -precision))) return fmt::format("{:.4g}", v);
+std::string number_text(double v, int precision, bool significant) {
+  if (significant) return fmt::format("{:.{}g}", v, std::max(1, precision));
+  if (std::fabs(v) >= 1e15) return fmt::format("{:.4g}", v);
   return fmt::format("{:.{}f}", v, precision);
 }
 
-std::string cell_text(const Cell& c, int precision, double scale) {
+std::string cell_text(const Cell& c, int precision, double scale, bool significant = false) {
   return std::visit(
       [&](const auto& v) -> std::string {
         using T = std::decay_t<decltype(v)>;
@@ -27,9 +25,10 @@ std::string cell_text(const Cell& c, int precision, double scale) {
         else if constexpr (std::is_same_v<T, bool>)
           return v ? "yes" : "no";
         else if constexpr (std::is_same_v<T, int64_t>)
-          return scale == 1.0 ? fmt::format("{}", v) : number_text(static_cast<double>(v) * scale, precision);
+          return scale == 1.0 ? fmt::format("{}", v)
+                              : number_text(static_cast<double>(v) * scale, precision, significant);
         else if constexpr (std::is_same_v<T, double>)
-          return std::isnan(v) ? "-" : number_text(v * scale, precision);  // nan: undefined, as JSON's null
+          return std::isnan(v) ? "-" : number_text(v * scale, precision, significant);  // nan: as JSON's null
         else
           return v;
       },
@@ -57,7 +56,9 @@ nlohmann::json cell_json(const Cell& c) {
       c);
 }
 
-std::string format_cell(const Cell& cell, int precision, double scale) { return cell_text(cell, precision, scale); }
+std::string format_cell(const Cell& cell, int precision, double scale, bool significant_digits) {
+  return cell_text(cell, precision, scale, significant_digits);
+}
 
 Table::Table(std::string title, std::vector<Column> columns) : title_(std::move(title)), columns_(std::move(columns)) {}
 
@@ -75,7 +76,8 @@ void Table::print_text(std::ostream& out, bool header) const {
   for (size_t c = 0; c < columns_.size(); ++c) width[c] = columns_[c].header.size();
   for (size_t r = 0; r < rows_.size(); ++r)
     for (size_t c = 0; c < columns_.size(); ++c) {
-      text[r].push_back(cell_text(rows_[r][c], columns_[c].precision, columns_[c].text_scale));
+      text[r].push_back(
+          cell_text(rows_[r][c], columns_[c].precision, columns_[c].text_scale, columns_[c].significant_digits));
       width[c] = std::max(width[c], text[r][c].size());
     }
   // Text columns align left, numbers right (nccl-tests habit).

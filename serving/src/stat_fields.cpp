@@ -7,10 +7,10 @@ namespace mhcsim::serving {
 const std::vector<StatField>& stat_fields() {
   using R = const ServingResult&;
   static const std::vector<StatField> fields{
-      {"rate_per_s", "rate (req/s)", 3, 1, [](R r) { return r.rate_per_s; }},
+      {"rate_per_s", "rate (req/s)", 4, 1, [](R r) { return r.rate_per_s; }, false, true},
       // What the run's arrivals came to: a Poisson sample's differs from the rate asked for, and
       // goodput (over the run's duration) is to be read against it.
-      {"arrival_rate_per_s", "arrived (req/s)", 3, 1, [](R r) { return r.arrival_rate_per_s; }},
+      {"arrival_rate_per_s", "arrived (req/s)", 4, 1, [](R r) { return r.arrival_rate_per_s; }, false, true},
       {"requests", "requests", 0, 1, [](R r) { return static_cast<double>(r.requests); }, true},
       {"ttft_p50_s", "TTFT p50 (ms)", 1, 1e3, [](R r) { return r.ttft.p50_s; }},
       {"ttft_p90_s", "TTFT p90 (ms)", 1, 1e3, [](R r) { return r.ttft.p90_s; }},
@@ -26,7 +26,7 @@ const std::vector<StatField>& stat_fields() {
       {"input_tokens_per_s_per_node", "in (tok/s/node)", 0, 1, [](R r) { return r.input_tokens_per_s_per_node; }},
       {"output_tokens_per_s_per_node", "out (tok/s/node)", 0, 1, [](R r) { return r.output_tokens_per_s_per_node; }},
       {"slo_attainment", "SLO met (%)", 1, 100, [](R r) { return r.slo_attainment; }},
-      {"goodput_per_s", "goodput (req/s)", 3, 1, [](R r) { return r.goodput_per_s; }},
+      {"goodput_per_s", "goodput (req/s)", 4, 1, [](R r) { return r.goodput_per_s; }, false, true},
       {"kv_utilisation_mean", "KV mean (%)", 1, 100, [](R r) { return r.kv_utilisation_mean; }},
       {"kv_utilisation_max", "KV max (%)", 1, 100, [](R r) { return r.kv_utilisation_max; }},
       {"preemptions", "preempted", 0, 1, [](R r) { return static_cast<double>(r.preemptions); }, true},
@@ -43,7 +43,8 @@ reports::Cell stat_cell(const StatField& f, const ServingResult& r) {
 
 reports::Table runs_table(const std::string& title, const std::vector<ServingResult>& runs) {
   std::vector<reports::Column> columns;
-  for (const auto& f : stat_fields()) columns.push_back({f.key, f.header, f.precision, f.text_scale});
+  for (const auto& f : stat_fields())
+    columns.push_back({f.key, f.header, f.precision, f.text_scale, f.significant_digits});
   reports::Table t(title, columns);
   for (const auto& r : runs) {
     std::vector<reports::Cell> row;

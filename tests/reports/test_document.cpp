@@ -175,14 +175,15 @@ TEST_CASE("figure names must be file stems") {
   CHECK_THROWS_AS(to_markdown(d), std::invalid_argument);
 }
 
-TEST_CASE("table cells: fixed at the column's precision, significant digits where fixed shows none or too many") {
+TEST_CASE("table cells: fixed digits at the column's precision, significant ones where it asks, none past 1e15") {
   CHECK(format_cell(0.5, 3) == "0.500");
   CHECK(format_cell(1234.5678, 1) == "1234.6");
   CHECK(format_cell(0.0, 3) == "0.000");
-  CHECK(format_cell(2e-5, 3) == "2e-05");  // not 0.000: a rate the search went down to
-  CHECK(format_cell(0.5, 0) == "0.5");     // {:.0f} would round it to 0
-  CHECK(format_cell(0.6, 0) == "1");
-  CHECK(format_cell(1e300, 3) == "1e+300");        // not 301 digits
-  CHECK(format_cell(-3e-7, 2, 1e3) == "-0.0003");  // scaled first (s -> ms)
+  CHECK(format_cell(0.009343, 1) == "0.0");      // a 0.009% delta is 0.0%
+  CHECK(format_cell(1e300, 3) == "1e+300");      // not 301 digits
+  CHECK(format_cell(-3e-4, 2, 1e3) == "-0.30");  // scaled first (s -> ms)
   CHECK(format_cell(int64_t{7}, 0) == "7");
+  CHECK(format_cell(2e-5, 4, 1.0, true) == "2e-05");  // a rate a max-rate search went down to
+  CHECK(format_cell(0.3398, 4, 1.0, true) == "0.3398");
+  CHECK(format_cell(1234.5678, 4, 1.0, true) == "1235");
 }

@@ -16,13 +16,17 @@ struct Column {
   std::string header;       // text header, unit in parentheses: "step (ms)"
   int precision = 3;        // digits after the point for doubles in the text table
   double text_scale = 1.0;  // text shows value * text_scale (e.g. 1e3 for s -> ms)
+  // precision counts significant digits instead: for values spanning many decades (a max-rate
+  // search's rates, 1e-5 to 1e3 requests/s), which fixed digits would print as 0.000
+  bool significant_digits = false;
 };
 
 // bool prints "yes"/"no" in tables and stays a boolean in JSON.
 using Cell = std::variant<std::monostate, bool, int64_t, double, std::string>;
 
-// A cell as the text table prints it: value x scale with `precision` digits, "-" when empty.
-std::string format_cell(const Cell& cell, int precision = 3, double scale = 1.0);
+// A cell as the text table prints it: value x scale with `precision` digits after the point (or
+// significant ones), "-" when empty; past 1e15, 4 significant digits (1e300 is not 301 digits).
+std::string format_cell(const Cell& cell, int precision = 3, double scale = 1.0, bool significant_digits = false);
 // A cell as JSON: null when empty, else its value (raw units).
 nlohmann::json cell_json(const Cell& cell);
 

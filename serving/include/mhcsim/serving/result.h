@@ -56,7 +56,8 @@ struct StatField {
   int precision;
   double text_scale;  // the table shows value x scale
   double (*get)(const ServingResult&);
-  bool count = false;  // a whole number (requests, preemptions): an integer in JSON and tables
+  bool count = false;               // a whole number (requests, preemptions): an integer in JSON and tables
+  bool significant_digits = false;  // precision counts significant digits (rates over decades)
 };
 // The scalar fields, in table order.
 const std::vector<StatField>& stat_fields();
