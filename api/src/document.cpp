@@ -35,6 +35,8 @@ nlohmann::json scenario_inputs(const Scenario& s) {
   if (train) {
     in["micro_batches"] = p.micro_batches;
     in["schedule"] = to_string(p.schedule);
+    in["virtual_stages"] = p.virtual_stages;
+    in["combined_1f1b"] = p.combined_1f1b;
   } else {
     in["phase"] = to_string(w.phase);
   }
