@@ -24,15 +24,11 @@ GzipOutputStreambuf::int_type GzipOutputStreambuf::overflow(int_type ch) {
   return traits_type::not_eof(ch);
 }
 
-int GzipOutputStreambuf::sync() {
-  // Only whole blocks are deflated before finish(): a flush mid-stream would cost compression.
-  return 0;
-}
-
 void GzipOutputStreambuf::finish() {
   if (finished_) return;
   deflate_buffered(Z_FINISH);
   finished_ = true;
+  setp(nullptr, nullptr);  // so that the next write reaches overflow(), which refuses it
 }
 
 void GzipOutputStreambuf::deflate_buffered(int flush) {

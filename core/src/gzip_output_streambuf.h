@@ -21,8 +21,9 @@ class GzipOutputStreambuf : public std::streambuf {
   void finish();
 
  protected:
+  // The inherited sync() does nothing: blocks are deflated whole until finish(), as a flush
+  // mid-stream would cost compression.
   int_type overflow(int_type ch) override;
-  int sync() override;
 
  private:
   void deflate_buffered(int flush);

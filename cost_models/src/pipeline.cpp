@@ -31,6 +31,11 @@ void require_shape(Schedule s, int64_t pp, int64_t m, int64_t v) {
   }
 }
 
+// The generators' spec of the shape the formulas take (schedules::warmup_forwards counts for both).
+schedules::ScheduleSpec spec_of(Schedule s, int64_t pp, int64_t m, int64_t v, bool combined_1f1b) {
+  return {s, static_cast<int32_t>(pp), static_cast<int32_t>(m), static_cast<int32_t>(v), combined_1f1b};
+}
+
 void require_times(const PhaseTimes& t) {
   check(t.f >= 0 && t.b >= 0 && t.w >= 0 && t.fb >= 0, "phase_times", "must be >= 0");
   check(t.w <= t.b, "phase_times.w", "weight-gradient part cannot exceed the full backward");
@@ -104,8 +109,7 @@ PairedSlots dual_pipe_slots(Schedule s, int64_t pp, int64_t m, int64_t h) {
 
 PairedSlots combined_1f1b_slots(Schedule s, int64_t pp, int64_t m, int64_t v) {
   require_shape(s, pp, m, v);
-  const schedules::ScheduleSpec spec{s, static_cast<int32_t>(pp), static_cast<int32_t>(m), static_cast<int32_t>(v),
-                                     /*combined=*/true};
+  const auto spec = spec_of(s, pp, m, v, /*combined_1f1b=*/true);
   schedules::validate(spec);
   PairedSlots r;
   r.lone_forward = schedules::warmup_forwards(spec, static_cast<int32_t>(pp - 1));
@@ -141,9 +145,8 @@ int64_t pipeline_activation_chunks(Schedule s, int64_t pp, int64_t m, int64_t v,
     case Schedule::ZB1P:
     case Schedule::Interleaved1F1B: {
       // Rank 0 holds its warm-up forwards and the next one's before its first backward frees one.
-      const schedules::ScheduleSpec spec{s, static_cast<int32_t>(pp), static_cast<int32_t>(m), static_cast<int32_t>(v),
-                                         combined_1f1b};
-      return std::min<int64_t>(schedules::warmup_forwards(spec, 0) + 1, m * stages_per_rank(s, v));
+      return std::min<int64_t>(schedules::warmup_forwards(spec_of(s, pp, m, v, combined_1f1b), 0) + 1,
+                               m * stages_per_rank(s, v));
     }
     case Schedule::DualPipe:
       return pp + 1;

@@ -8,6 +8,7 @@ namespace {
 Percentiles percentiles(const QuantileSketch& s) {
   return {s.quantile(0.5), s.quantile(0.9), s.quantile(0.99), s.mean(), s.max()};
 }
+double usd(double gpu_seconds, double price_per_gpu_hour) { return gpu_seconds / 3600.0 * price_per_gpu_hour; }
 }  // namespace
 
 Metrics::Metrics(double slo_ttft_s, double slo_tpot_s, int64_t total_blocks)
@@ -45,9 +46,9 @@ void Metrics::complete(const Live& r, double now) {
 void Metrics::busy(double gpu_seconds, double price_per_gpu_hour, double prefill_tokens, double decode_tokens) {
   const double total = prefill_tokens + decode_tokens;
   if (total <= 0) return;
-  const double usd = gpu_seconds / 3600.0 * price_per_gpu_hour;
-  prefill_busy_usd_ += usd * prefill_tokens / total;
-  decode_busy_usd_ += usd * decode_tokens / total;
+  const double cost = usd(gpu_seconds, price_per_gpu_hour);
+  prefill_busy_usd_ += cost * prefill_tokens / total;
+  decode_busy_usd_ += cost * decode_tokens / total;
 }
 
 // Keeps every stride-th sample; when twice the target count is held, every other one goes and
@@ -79,7 +80,7 @@ ServingResult Metrics::result(const std::vector<PoolBill>& pools) const {
   for (const auto& p : pools) {
     r.gpus += p.gpus;
     nodes += static_cast<double>(p.gpus) / static_cast<double>(std::max(1, p.gpus_per_node));
-    usd_per_s += static_cast<double>(p.gpus) * p.price_per_gpu_hour / 3600.0;
+    usd_per_s += usd(static_cast<double>(p.gpus), p.price_per_gpu_hour);
   }
   const double gpu_s = static_cast<double>(r.gpus) * r.duration_s;
   if (gpu_s > 0) {

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <functional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -12,8 +11,6 @@
 
 namespace mhcsim::sim {
 namespace {
-
-using Sink = std::function<void(std::string_view)>;
 
 int64_t to_ns(double seconds) { return std::llround(seconds * 1e9); }
 
@@ -42,7 +39,7 @@ constexpr int64_t kMinFlowSliceNs = 2;
 
 class TraceWriter {
  public:
-  TraceWriter(const Simulation& sim, const Sink& sink) : g_(sim.graph), t_(sim.timeline), sink_(sink) {}
+  TraceWriter(const Simulation& sim, std::ostream& out) : g_(sim.graph), t_(sim.timeline), out_(out) {}
 
   TraceCounts write() {
     buf_ =
@@ -51,7 +48,7 @@ class TraceWriter {
     for (int32_t op = 0; op < g_.op_count(); ++op) slice(op);
     for (const auto& [send, consumer] : g_.transfer_consumer) flow(send, consumer);
     buf_ += "\n]}\n";
-    sink_(buf_);
+    emit();
     return counts_;
   }
 
@@ -60,9 +57,10 @@ class TraceWriter {
     if (!first_) buf_ += ",\n";
     first_ = false;
   }
+  void emit() { out_.write(buf_.data(), static_cast<std::streamsize>(buf_.size())); }
   void flush_if_large() {
     if (buf_.size() < (1u << 20)) return;
-    sink_(buf_);
+    emit();
     buf_.clear();
   }
   auto out() { return std::back_inserter(buf_); }
@@ -121,7 +119,7 @@ class TraceWriter {
 
   const OpGraph& g_;
   const Timeline& t_;
-  const Sink& sink_;
+  std::ostream& out_;
   std::string buf_;
   bool first_ = true;
   TraceCounts counts_;
@@ -129,10 +127,7 @@ class TraceWriter {
 
 }  // namespace
 
-TraceCounts write_chrome_trace(const Simulation& sim, std::ostream& out) {
-  const Sink sink = [&](std::string_view s) { out.write(s.data(), static_cast<std::streamsize>(s.size())); };
-  return TraceWriter(sim, sink).write();
-}
+TraceCounts write_chrome_trace(const Simulation& sim, std::ostream& out) { return TraceWriter(sim, out).write(); }
 
 TraceCounts write_chrome_trace_file(const Simulation& sim, const std::filesystem::path& path) {
   TraceCounts counts;
