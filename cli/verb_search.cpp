@@ -37,8 +37,7 @@ void run(const SearchVerbOptions& o) {
   if (!o.output_prefix.empty()) require_output_file(o.output_prefix + ".json", o.force);
   if (!o.report_dir.empty()) reports::require_report_directory(o.report_dir, o.force, "--report");
   auto request = o.request;
-  if (sweep::progress_wanted())
-    request.progress = [](int64_t done, int64_t total) { sweep::draw_progress(std::cerr, done, total); };
+  request.progress = sweep::progress_reporter(std::cerr, sweep::stderr_is_terminal(), "search");
   // Under mpirun the ranks share the work and rank 0 alone prints and writes.
   const auto answer = api::search(tpl, base, request, search::mpi_ranks());
   if (!answer) return;

@@ -45,8 +45,8 @@ void run_serve(const Scenario& s, const Output& out, const ServeOptions& o) {
   auto arguments = o.arguments;
   arguments.chunked_prefill = !o.no_chunked_prefill;
   auto request = api::parse_serve_arguments(arguments);
-  if (request.split_search && sweep::progress_wanted())
-    request.progress = [](int64_t done, int64_t total) { sweep::draw_progress(std::cerr, done, total, "splits"); };
+  if (request.split_search)
+    request.progress = sweep::progress_reporter(std::cerr, sweep::stderr_is_terminal(), "serve", "splits");
   const auto a = api::serve(s, request);
   if (out.json) return out.print_document(serve_inputs(s, request), api::to_json(s, request, a));
   const auto& c = request.config;

@@ -2,12 +2,18 @@
 // HC against mHC's Sinkhorn projection at each t_max in fp32 and bf16, over the scenario's depth
 // (2 mappings per layer) and expansion rate n, for a random model of learned mappings or a
 // mappings file dumped from a checkpoint. Table, or --json with the curves over depth.
+#include <fmt/format.h>
+
 #include <iostream>
 #include <limits>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "common.h"
 #include "mhcsim/api/stability.h"
+#include "mhcsim/error.h"
+#include "mhcsim/scenarios/load.h"
 #include "verbs.h"
 
 namespace mhcsim::cli {
@@ -22,21 +28,50 @@ void run_stability(const Scenario& s, const Output& out, const api::StabilityReq
   a.depth.print_text(std::cout);
 }
 
+// "1,3,5" as its values, each checked as `key` would be in a scenario. CLI11's own delimiter
+// drops empty items, so "1,,2" would read as 1,2: the list is split here instead.
+// Throws InputError naming `key`.
+std::vector<int64_t> int_list(const std::string& text, const std::string& key) {
+  std::vector<int64_t> values;
+  for (size_t start = 0;;) {
+    const size_t comma = text.find(',', start);
+    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (auto why = scenarios::key_value_problem(key, item); !why.empty() || item.empty())
+      throw InputError(key, fmt::format("'{}': {}", text, item.empty() ? "empty value (expected a,b,c)" : why));
+    values.push_back(std::stoll(item));
+    if (comma == std::string::npos) return values;
+    start = comma + 1;
+  }
+}
+
 }  // namespace
 
 void setup_stability(CLI::App& app) {
   auto o = std::make_shared<api::StabilityRequest>();
+  auto iters_text = std::make_shared<std::string>();  // checked at parse time, read once a scenario loads
   auto* cmd = add_scenario_verb(app, "stability",
                                 "Composite residual gain of HC vs mHC over depth, Sinkhorn t_max and precision",
-                                [o](const Scenario& s, const Output& out) { run_stability(s, out, *o); });
+                                [o, iters_text](const Scenario& s, const Output& out) {
+                                  if (!iters_text->empty())
+                                    o->sinkhorn_iters = int_list(*iters_text, "model.mhc.sinkhorn_iters");
+                                  run_stability(s, out, *o);
+                                });
   auto* n = cmd->add_option("--n", o->n, "Expansion rate n (default: model.mhc.n, or 4 for a plain residual)")
                 ->check(key_flag("model.mhc.n"));
   auto* layers = cmd->add_option("--layers", o->layers, "Transformer layers, 2 mappings each (default: model.layers)")
                      ->check(key_flag("model.layers"));
-  cmd->add_option("--sinkhorn-iters", o->sinkhorn_iters,
+  cmd->add_option("--sinkhorn-iters", *iters_text,
                   "Sinkhorn t_max values, comma-separated (default: 1,3,5,10,20 and model.mhc.sinkhorn_iters)")
-      ->delimiter(',')
-      ->check(key_flag("model.mhc.sinkhorn_iters"));
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            try {
+              (void)int_list(text, "model.mhc.sinkhorn_iters");
+              return "";
+            } catch (const InputError& e) {
+              return e.reason();
+            }
+          },
+          ""));
   auto* noise = cmd->add_option("--noise", o->noise,
                                 "Scale of the random model's drift: raw = I + noise N(0, 1) (default: the scale at "
                                 "which HC's median peak gain is ~3000 at the 27B depth, stability/README.md)")

@@ -104,8 +104,7 @@ void run(const SweepOptions& o) {
   require_some_point_beyond_base(base, tpl, grid, evaluator, o.jobs);
 
   sweep::SweepOptions run_opts{o.jobs, {}};
-  if (sweep::progress_wanted())
-    run_opts.progress = [](int64_t done, int64_t total) { sweep::draw_progress(std::cerr, done, total); };
+  run_opts.progress = sweep::progress_reporter(std::cerr, sweep::stderr_is_terminal(), "sweep");
   const nlohmann::json meta = {{"scenario", path.string()},
                                {"overrides", o.scn.overrides},
                                {"sweep", o.axes},

@@ -1,7 +1,7 @@
 // Sweeps: the cross product, infeasible points kept with their reason, --top ranking,
 // results independent of the thread count, outputs that never silently replace a file, and
-// the capacity report's chunk time by op kind, the simulator's terms where the report and
-// `sweep --simulate` show them, and the serving report's latency against load.
+// progress for a terminal and for a log, the capacity report's chunk time by op kind, the simulator's terms where the
+// report and `sweep --simulate` show them, and the serving report's latency against load.
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
@@ -23,6 +23,7 @@
 #include "mhcsim/sweep/capacity_report.h"
 #include "mhcsim/sweep/evaluators.h"
 #include "mhcsim/sweep/output.h"
+#include "mhcsim/sweep/progress.h"
 #include "mhcsim/sweep/sweep.h"
 
 using namespace mhcsim;
@@ -375,4 +376,31 @@ TEST_CASE("streamed sweeps: blocks in point order, the same results, and the sam
                                  },
                                  {16, 2, {}}),
                     "disk full");
+}
+
+TEST_CASE("progress: a bar at a terminal; in a log, a line per interval and none for a short run") {
+  std::ostringstream bar;
+  auto draw = progress_reporter(bar, true, "sweep");
+  draw(35, 100);
+  draw(100, 100);
+  CHECK(bar.str() ==
+        "\r[##########--------------------]  35%  35/100 points"
+        "\r[##############################] 100%  100/100 points\n");
+
+  std::ostringstream quiet;  // ends long before the 10 s interval
+  auto short_run = progress_reporter(quiet, false, "search");
+  short_run(50, 100);
+  short_run(100, 100);
+  CHECK(quiet.str().empty());
+
+  std::ostringstream log;
+  auto long_run = progress_reporter(log, false, "search", "points", std::chrono::milliseconds(0));
+  long_run(25, 100);
+  long_run(100, 100);
+  long_run(100, 100);  // a second end (search's last call) adds nothing
+  const auto text = log.str();
+  CHECK(text.find("search: 25% (25/100 points) after ") == 0);
+  CHECK(text.find("search: 100% (100/100 points) after ") != std::string::npos);
+  CHECK(std::count(text.begin(), text.end(), '\n') == 2);
+  CHECK(text.find('\r') == std::string::npos);
 }

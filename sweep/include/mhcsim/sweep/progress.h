@@ -1,14 +1,20 @@
 #pragma once
-// A progress bar on stderr for long sweeps, only when a person is watching: stderr is a
-// terminal and CI is unset. Piped and CI runs stay clean.
+// Progress of a long sweep or search on stderr. A person at a terminal sees a bar redrawn in
+// place; a log (piped stderr, CI, a batch job) gets a plain line at most every 10 s, so a run
+// that ends sooner writes nothing and an hours-long one shows it is alive without flooding.
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 
 namespace mhcsim::sweep {
 
-bool progress_wanted();  // isatty(stderr) && getenv("CI") unset
+// The reporter for `err`: a bar when `to_terminal` (see stderr_is_terminal), else lines prefixed
+// with `verb`, one per `log_interval` at most. `unit` names what is counted ("points").
+std::function<void(int64_t done, int64_t total)> progress_reporter(
+    std::ostream& err, bool to_terminal, const char* verb, const char* unit = "points",
+    std::chrono::milliseconds log_interval = std::chrono::seconds(10));
 
-// "\r[#######-------------]  35%  350000/1000000 points"; a newline once done == total.
-void draw_progress(std::ostream& err, int64_t done, int64_t total, const char* unit = "points");
+bool stderr_is_terminal();  // isatty(stderr) && getenv("CI") unset: CI logs get lines, not a bar
 
 }  // namespace mhcsim::sweep
