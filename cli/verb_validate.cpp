@@ -4,6 +4,7 @@
 // llm-validation layout). `--check MEDIAN,MAX` exits 1 when either is exceeded.
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -43,6 +44,9 @@ void run(const ValidateOptions& o) {
         api::to_json(v, checking ? std::optional(thresholds) : std::nullopt));
   } else {
     api::validation_table(v).print_text(std::cout);
+    for (const auto& c : v.skipped)
+      std::cout << fmt::format("# skipped {}, which the --set makes invalid: {}\n",
+                               std::filesystem::path(c.file).filename().string(), c.reason);
     std::cout << fmt::format("# all: {}\n# held-out only: {}\n", api::summary_text(v.report.summary),
                              api::summary_text(v.held_out));
     if (checking)

@@ -28,9 +28,10 @@ Validation run_validation(const std::filesystem::path& dir, const std::vector<sc
   Validation v;
   v.dir = dir.empty() ? validate::default_validation_dir() : dir;
   auto cases = validate::load_cases(v.dir, overrides);
-  for (auto& s : cases) prepare(s);
-  v.cases = static_cast<int64_t>(cases.size());
-  v.report = validate::validate_cases(cases);
+  for (auto& s : cases.loaded) prepare(s);
+  v.cases = static_cast<int64_t>(cases.loaded.size());
+  v.skipped = std::move(cases.skipped);
+  v.report = validate::validate_cases(cases.loaded);
   v.held_out = held_out_summary(v.report);
   return v;
 }
@@ -67,8 +68,11 @@ nlohmann::json to_json(const Validation& v, const std::optional<validate::Thresh
                     {"delta", r.delta_pct / kPercent},
                     {"held_out", r.held_out},
                     {"source", r.source}});
+  nlohmann::json skipped = nlohmann::json::array();
+  for (const auto& c : v.skipped) skipped.push_back({{"file", c.file}, {"reason", c.reason}});
   nlohmann::json doc = {{"dir", v.dir.string()},
                         {"cases", v.cases},
+                        {"skipped", skipped},
                         {"rows", rows},
                         {"summary", summary_json(v.report.summary)},
                         {"held_out_summary", summary_json(v.held_out)}};

@@ -155,6 +155,29 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("overrides: a case they make invalid is skipped with its reason; a broken case stays an error") {
+  TempDir dir;
+  dir.write("dense.toml", read(shipped_path("validation/korthikanti22_22b_full.toml")));
+  dir.write("moe.toml", read(shipped_path("validation/deepseek_v3_isca25.toml")));
+  const std::vector<scenarios::Override> ep8{scenarios::parse_override("parallel.ep=8")};
+  const auto cases = load_cases(dir.path, ep8);
+  REQUIRE(cases.loaded.size() == 1);
+  CHECK(cases.loaded[0].parallel.ep == 8);
+  REQUIRE(cases.skipped.size() == 1);
+  CHECK_THAT(cases.skipped[0].file, Contains("dense.toml"));
+  CHECK_THAT(cases.skipped[0].reason, Contains("parallel.ep") && Contains("routed experts"));
+
+  SECTION("refused by every case: the first case's error") {
+    const std::vector<scenarios::Override> zero{scenarios::parse_override("model.layers=0")};
+    CHECK_THROWS_WITH(load_cases(dir.path, zero), Contains("model.layers") && Contains("out of range"));
+  }
+  SECTION("without overrides nothing is skipped: a case that does not load is the error") {
+    dir.write("broken.toml", "[model\n");
+    CHECK_THROWS_WITH(load_cases(dir.path), Contains("broken.toml"));
+    CHECK_THROWS_WITH(load_cases(dir.path, ep8), Contains("broken.toml"));
+  }
+}
+
 TEST_CASE("a case's rows: one per figure, predicted through the cost model") {
   Scenario s = shipped("llama3_70b_gqa.toml");
   SECTION("without [published]: an error naming the file") {

@@ -59,9 +59,22 @@ Report validate_cases(const std::vector<Scenario>& cases);
 // directory or holds no case file.
 std::vector<std::filesystem::path> case_files(const std::filesystem::path& dir);
 
-// Loads (and validates) every case file of `dir` with the overrides applied to each.
-std::vector<Scenario> load_cases(const std::filesystem::path& dir,
-                                 const std::vector<scenarios::Override>& overrides = {});
+// A case the overrides make invalid (--set parallel.ep=1 on a dense model), with the reason.
+struct SkippedCase {
+  std::string file;
+  std::string reason;  // the one-line error the overrides gave
+};
+
+struct Cases {
+  std::vector<Scenario> loaded;
+  std::vector<SkippedCase> skipped;
+};
+
+// Loads (and validates) every case file of `dir` with the overrides applied to each. A case
+// that loads as written but not with the overrides is skipped with its reason, so one override
+// can be tried over a suite of different models; a case broken as written is an error, and so
+// are overrides that every case refuses (the first case's error).
+Cases load_cases(const std::filesystem::path& dir, const std::vector<scenarios::Override>& overrides = {});
 
 // `--check MEDIAN,MAX`: thresholds on the median and the maximum |delta|, in percent.
 struct Thresholds {
