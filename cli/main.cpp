@@ -3,6 +3,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <string>
 
@@ -24,9 +27,19 @@ std::string unknown_verb(CLI::App& app, int argc, char** argv) {
   return fmt::format("{:?} is not a verb (expected one of {}; mhcsim --help says what each does)", argv[1], verbs);
 }
 
-}  // namespace
+// `mhcsim step --json > out.json` on a full disk must not exit 0 with a cut file: stdout is
+// flushed and checked before the exit code is returned (exit 1, as any failure while running).
+int checked_stdout(int rc) {
+  errno = 0;
+  std::cout.flush();
+  const bool flushed = std::fflush(stdout) == 0;
+  if (flushed && std::cout.good() && !std::ferror(stdout)) return rc;
+  std::cerr << "mhcsim: error: cannot write standard output" << (errno != 0 ? ": " : "")
+            << (errno != 0 ? std::strerror(errno) : "") << "\n";
+  return 1;
+}
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   CLI::App app{
       "mhcsim: performance model and simulator for DeepSeek-style LLM training and "
       "serving (mHC, MLA, DeepSeekMoE, FP8, DualPipe)",
@@ -82,3 +95,7 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return checked_stdout(run(argc, argv)); }

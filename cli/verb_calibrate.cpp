@@ -95,7 +95,7 @@ void setup_calibrate(CLI::App& app) {
   cmd->add_flag("--check", opts->check, "Exit 1 when the fit misses the target (median error <= 5%, max <= 15%)");
   cmd->add_flag("--force", opts->force, "Replace an existing profile (-o) mhcsim wrote");
   cmd->callback([opts] {
-    require_output_file(opts->output, opts->force, "-o");  // before the kernels run, not after
+    require_output_file(opts->output, opts->force, "-o", "calibrate");  // before the kernels run, not after
     std::vector<calib::BenchFile> files;
     for (const auto& f : measurement_files(*opts)) files.push_back(calib::read_benchmark_file(f));
     const calib::Calibration c = calib::calibrate(files, {opts->gpu});

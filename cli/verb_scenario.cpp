@@ -49,7 +49,8 @@ bool written_by_from_hf(const std::filesystem::path& path) {
 void from_hf(const FromHf& o) {
   if (!o.output.empty()) {
     // The TOML says who wrote it in its first line, not in a JSON written_by key.
-    require_output_file(std::filesystem::path(o.output), o.force, "-o", written_by_from_hf);
+    require_output_file(std::filesystem::path(o.output), o.force, "-o", written_by_from_hf,
+                        "mhcsim scenario --from-hf");
   }
   const std::string text = read_input_file(o.config_path, {"Hugging Face config", kMaxHandWrittenInputBytes});
   const std::string toml =

@@ -60,31 +60,39 @@ TEST_CASE("a written file reports its size and FNV-1a hash, as a manifest record
 
 TEST_CASE("output paths that cannot be written are refused before any work, naming the path") {
   TempDir tmp;
-  CHECK_THROWS_WITH(require_output_file("", true, "-o"), "-o: empty path (expected a file name)");
-  CHECK_THROWS_WITH(require_output_file("out/", true, "-o"), Catch::Contains("'out/' names a directory"));
-  CHECK_THROWS_WITH(require_output_file("/dev/null", true, "-o"), Catch::Contains("'/dev/null' is a character device"));
-  CHECK_THROWS_WITH(require_output_file(tmp.path, true, "-o"), Catch::Contains("is a directory"));
+  CHECK_THROWS_WITH(require_output_file("", true, "-o", "sweep"), "-o: empty path (expected a file name)");
+  CHECK_THROWS_WITH(require_output_file("out/", true, "-o", "sweep"), Catch::Contains("'out/' names a directory"));
+  CHECK_THROWS_WITH(require_output_file("/dev/null", true, "-o", "sweep"),
+                    Catch::Contains("'/dev/null' is a character device"));
+  CHECK_THROWS_WITH(require_output_file(tmp.path, true, "-o", "sweep"), Catch::Contains("is a directory"));
   std::ofstream(tmp.path / "old.csv") << "old";
-  CHECK_THROWS_WITH(require_output_file(tmp.path / "old.csv", false, "-o"), Catch::Contains("exists (use --force"));
-  // --force replaces only what mhcsim wrote: the written_by key in the first bytes (or the
-  // caller's own test, e.g. a CSV's manifest).
-  CHECK_THROWS_WITH(require_output_file(tmp.path / "old.csv", true, "-o"), Catch::Contains("not written by mhcsim"));
-  CHECK_NOTHROW(require_output_file(tmp.path / "old.csv", true, "-o", [](const fs::path&) { return true; }));
+  CHECK_THROWS_WITH(require_output_file(tmp.path / "old.csv", false, "-o", "sweep"),
+                    Catch::Contains("exists (use --force"));
+  // --force replaces only what the same verb wrote: the written_by key in the first bytes (or
+  // the caller's own test, e.g. a CSV's manifest).
+  CHECK_THROWS_WITH(require_output_file(tmp.path / "old.csv", true, "-o", "sweep"),
+                    Catch::Contains("not written by mhcsim sweep"));
+  CHECK_NOTHROW(require_output_file(
+      tmp.path / "old.csv", true, "-o", [](const fs::path&) { return true; }, "me"));
   write_file_atomically(tmp.path / "ours.json", with_written_by("{\"a\": 1}", "sweep"));
   CHECK(nlohmann::json::parse(read(tmp.path / "ours.json")) ==
         nlohmann::json{{"written_by", written_by("sweep")}, {"a", 1}});
-  CHECK_NOTHROW(require_output_file(tmp.path / "ours.json", true, "-o"));
+  CHECK_NOTHROW(require_output_file(tmp.path / "ours.json", true, "-o", "sweep"));
+  // Another verb's output is not replaced: a trace with --force never overwrites a profile.
+  CHECK_THROWS_WITH(require_output_file(tmp.path / "ours.json", true, "-o", "simulate"),
+                    Catch::Contains("not written by mhcsim simulate"));
   for (const char* empty : {"{}", "{\n  }"})
     CHECK(nlohmann::json::parse(with_written_by(empty, "search")) ==
           nlohmann::json{{"written_by", written_by("search")}});
   // One that only mentions mhcsim further in is not one mhcsim wrote.
   write_file_atomically(tmp.path / "theirs.json", std::string(600, ' ') + "{\"written_by\": \"mhcsim x\"}");
-  CHECK_FALSE(written_by_mhcsim(tmp.path / "theirs.json"));
+  CHECK_FALSE(written_by_mhcsim(tmp.path / "theirs.json", "x"));
   // A link to a FIFO is not read (the open would block): not ours, and refused, not hung.
   REQUIRE(::mkfifo((tmp.path / "fifo").c_str(), 0600) == 0);
   fs::create_symlink(tmp.path / "fifo", tmp.path / "link.json");
-  CHECK_FALSE(written_by_mhcsim(tmp.path / "link.json"));
-  CHECK_THROWS_WITH(require_output_file(tmp.path / "link.json", true, "-o"), Catch::Contains("not written by mhcsim"));
+  CHECK_FALSE(written_by_mhcsim(tmp.path / "link.json", "x"));
+  CHECK_THROWS_WITH(require_output_file(tmp.path / "link.json", true, "-o", "x"),
+                    Catch::Contains("not written by mhcsim"));
   // The library checks too: a rename onto /dev/null would replace the device node.
   CHECK_THROWS_AS(write_file_atomically("/dev/null", "x"), InputError);
   CHECK(fs::is_character_file("/dev/null"));

@@ -114,7 +114,7 @@ std::string with_written_by(std::string_view object, std::string_view verb) {
   return fmt::format("{{\"written_by\": \"{}\"{}{}", written_by(verb), empty ? "" : ",", rest);
 }
 
-bool written_by_mhcsim(const fs::path& path) {
+bool written_by_mhcsim(const fs::path& path, std::string_view verb) {
   constexpr int kHead = 512;
   std::array<char, kHead> head{};
   int n = 0;
@@ -128,11 +128,13 @@ bool written_by_mhcsim(const fs::path& path) {
   }
   if (n <= 0) return false;
   const std::string_view text(head.data(), static_cast<size_t>(n));
-  return text.find("\"written_by\": \"mhcsim ") != std::string_view::npos ||
-         text.find("\"written_by\":\"mhcsim ") != std::string_view::npos;
+  const std::string value = fmt::format("\"mhcsim {} ", verb);
+  return text.find("\"written_by\": " + value) != std::string_view::npos ||
+         text.find("\"written_by\":" + value) != std::string_view::npos;
 }
 
-void require_output_file(const fs::path& path, bool replace, const char* option, const OwnedFileFn& owned) {
+void require_output_file(const fs::path& path, bool replace, const char* option, const OwnedFileFn& owned,
+                         std::string_view owner) {
   if (path.empty()) throw InputError(option, "empty path (expected a file name)");
   if (!path.has_filename() || path.filename() == "." || path.filename() == "..")
     throw InputError(option, fmt::format("'{}' names a directory (expected a file name)", path.string()));
@@ -148,9 +150,15 @@ void require_output_file(const fs::path& path, bool replace, const char* option,
   const std::string force = detail::force_switch(option);
   if (!replace) throw InputError(option, fmt::format("'{}' exists (use {} to replace it)", path.string(), force));
   if (owned && !owned(path))
-    throw InputError(option, fmt::format("'{}' was not written by mhcsim: {} replaces only mhcsim's outputs "
+    throw InputError(option, fmt::format("'{}' was not written by {}: {} replaces only its outputs "
                                          "(expected another name)",
-                                         path.string(), force));
+                                         path.string(), owner, force));
+}
+
+void require_output_file(const fs::path& path, bool replace, const char* option, std::string_view verb) {
+  require_output_file(
+      path, replace, option, [&](const fs::path& p) { return written_by_mhcsim(p, verb); },
+      fmt::format("mhcsim {}", verb));
 }
 
 OutputBatch::~OutputBatch() {
@@ -161,7 +169,7 @@ OutputBatch::~OutputBatch() {
 WrittenFile OutputBatch::add(const fs::path& path, const WriteFn& write) {
   // Checked here too, not only by the CLI: a rename onto /dev/null would replace the device.
   // Whether an existing file may be replaced is its caller's question, asked before the work.
-  require_output_file(path, true, "", {});
+  require_output_file(path, true, "", {}, "");
   detail::make_folder(path);
   detail::clean_stale(path);
   pending_.push_back({path, detail::sibling(path, "tmp")});

@@ -52,7 +52,7 @@ py::object calibrate(const py::object& bench_json, const std::string& output, co
   else
     for (const auto& p : bench_json) paths.push_back(py::str(p).cast<std::string>());
   if (paths.empty()) throw InputError("bench_json", "no file given (expected a Google Benchmark JSON path or a list)");
-  require_output_file(output, force, "output");
+  require_output_file(output, force, "output", "calibrate");
   calib::Calibration c;
   {
     const LongCall call;

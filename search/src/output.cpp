@@ -180,7 +180,7 @@ nlohmann::json to_json(const SearchResult& r, const reports::Table& top, const s
 void write_json_file(const nlohmann::json& doc, const std::string& prefix, bool force) {
   if (prefix.empty()) throw InputError("-o", "empty path (expected a file prefix such as out/search)");
   const std::string path = prefix + ".json";
-  require_output_file(path, force);
+  require_output_file(path, force, "-o", "search");
   write_file_atomically(path, with_written_by(doc.dump(1), "search") + "\n");
 }
 

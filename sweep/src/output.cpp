@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
+#include <fstream>
 #include <ostream>
 #include <sstream>
 
@@ -31,6 +34,47 @@ void feed(const SweepResult& r, const BlockSink& sink) {
                      r.reasons.begin() + static_cast<std::ptrdiff_t>(e));
     sink(b, begin);
   }
+}
+
+// Whether `json` is the manifest a sweep wrote for `csv` as the CSV is now: its "meta" object,
+// the last line, names the CSV with its size and FNV-1a 64. A CSV has no room for a written_by
+// key, and a manifest beside a CSV the user wrote since must not vouch for it.
+bool vouches_for(const std::filesystem::path& json, const std::filesystem::path& csv) {
+  if (!written_by_mhcsim(json, "sweep")) return false;
+  std::ifstream in(json, std::ios::binary | std::ios::ate);
+  const std::streamoff size = in.tellg();
+  constexpr std::streamoff kTail = 1 << 20;  // the meta line holds the overrides: far below this
+  in.seekg(std::max<std::streamoff>(0, size - kTail));
+  const std::string tail((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto at = tail.rfind("\n\"meta\": ");
+  const auto close = tail.find_last_of('}');
+  if (at == std::string::npos || close == std::string::npos || close < at) return false;
+  const auto meta = nlohmann::json::parse(tail.substr(at + 9, close - at - 9), nullptr, false);
+  if (meta.is_discarded() || !meta.contains("csv") || !meta["csv"].is_object()) return false;
+  const auto& entry = meta["csv"];
+  std::ifstream data(csv, std::ios::binary);
+  uint64_t bytes = 0, hash = kFnv1a64Offset;
+  std::array<char, 1 << 16> chunk{};
+  while (data.read(chunk.data(), chunk.size()) || data.gcount() > 0) {
+    const auto n = static_cast<size_t>(data.gcount());
+    hash = fnv1a64_update(hash, std::string_view(chunk.data(), n));
+    bytes += n;
+  }
+  return entry.value("file", "") == csv.filename().string() && entry.value("bytes", uint64_t{0}) == bytes &&
+         entry.value("fnv1a64", "") == fmt::format("{:016x}", hash);
+}
+
+// The CSV is a sweep's when PREFIX.json vouches for it, or, for a sweep killed between its two
+// renames (OutputBatch::commit: the CSV is in place, its manifest still a temporary), when that
+// temporary does.
+bool sweep_wrote(const std::filesystem::path& csv, const std::filesystem::path& json) {
+  if (vouches_for(json, csv)) return true;
+  const std::string temp_prefix = fmt::format(".{}.tmp.", json.filename().string());
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(csv.parent_path().empty() ? "." : csv.parent_path(), ec), end;
+       !ec && it != end; it.increment(ec))
+    if (it->path().filename().string().starts_with(temp_prefix) && vouches_for(it->path(), csv)) return true;
+  return false;
 }
 
 // The CSV and JSON texts of a sweep, block by block: one format for files written at once and
@@ -101,11 +145,11 @@ void require_outputs(const std::string& prefix, bool force) {
   if (type != std::filesystem::file_type::not_found && type != std::filesystem::file_type::none &&
       type != std::filesystem::file_type::regular && type != std::filesystem::file_type::directory)
     throw InputError("-o", fmt::format("'{}' is a device or other special file ({})", prefix, expected));
-  // The CSV is mhcsim's when its manifest, PREFIX.json, is: a CSV has no room for a marker.
-  const std::filesystem::path json = prefix + ".json";
-  require_output_file(prefix + ".csv", force, "-o",
-                      [&](const std::filesystem::path&) { return written_by_mhcsim(json); });
-  require_output_file(json, force);
+  const std::filesystem::path csv = prefix + ".csv", json = prefix + ".json";
+  require_output_file(
+      csv, force, "-o", [&](const std::filesystem::path&) { return sweep_wrote(csv, json); },
+      fmt::format("mhcsim sweep (as its manifest {} records it)", json.filename().string()));
+  require_output_file(json, force, "-o", "sweep");
 }
 
 void stream_outputs(const std::vector<SweepAxis>& axes, const std::vector<Metric>& metrics, const nlohmann::json& meta,

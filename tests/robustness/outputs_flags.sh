@@ -159,6 +159,18 @@ ok thesis_kept 'grep -q "years of work" "$tmp/thesis.json"'
 echo "a,b" > "$tmp/mine.csv"
 expect sweep_csv_not_ours 2 "'$tmp/mine.csv' was not written by mhcsim" -- sweep --sweep parallel.pp=8 -o "$tmp/mine" --force
 ok mine_csv_kept 'grep -q "a,b" "$tmp/mine.csv"'
+# A CSV the user wrote over a sweep's (its manifest still beside it) is no longer the sweep's.
+run_bounded sweep --sweep parallel.pp=8 -o "$tmp/edited"
+echo "my,own,table" > "$tmp/edited.csv"
+expect sweep_csv_edited 2 "'$tmp/edited.csv' was not written by mhcsim sweep \(as its manifest" -- \
+  sweep --sweep parallel.pp=8 -o "$tmp/edited" --force
+ok edited_csv_kept 'grep -q "my,own,table" "$tmp/edited.csv"'
+# --force replaces only the same verb's output: a trace never replaces a sweep's manifest.
+expect trace_force_other_verb 2 "'$tmp/edited.json' was not written by mhcsim simulate" -- \
+  simulate -s "$SMALL" --trace "$tmp/edited.json" --force
+# Standard output that cannot be written (a full disk) is a failure, not a success.
+( "$M" step -s "$SMALL" >/dev/full 2>"$tmp/err" ); rc=$?
+ok stdout_full '((rc == 1)) && grep -q "cannot write standard output" "$tmp/err"'
 
 # --- report --force: only over a directory mhcsim wrote.
 mkdir -p "$tmp/mine"; echo "years of work" > "$tmp/mine/thesis.tex"

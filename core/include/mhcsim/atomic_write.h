@@ -40,18 +40,21 @@ using WriteFn = std::function<void(std::ostream&)>;
 std::string written_by(std::string_view verb);  // "mhcsim VERB VERSION"
 // A JSON object's text with the written_by key first: `object` is a dumped object ("{...}").
 std::string with_written_by(std::string_view object, std::string_view verb);
-// Whether the file at `path` is one mhcsim wrote: its first 512 bytes (gunzipped for a gzip
-// file) hold the written_by key with an "mhcsim " value.
-bool written_by_mhcsim(const std::filesystem::path& path);
+// Whether the file at `path` is one `mhcsim VERB` wrote: its first 512 bytes (gunzipped for a
+// gzip file) hold the written_by key with an "mhcsim VERB " value. Per verb, so that a trace
+// written with --force never replaces a calibration profile.
+bool written_by_mhcsim(const std::filesystem::path& path, std::string_view verb);
 using OwnedFileFn = std::function<bool(const std::filesystem::path&)>;
 
 // `option` names the output as its caller wrote it: a CLI flag ("-o") or a Python keyword
 // ("output"); the messages name the replace switch to match (--force, force=True).
 // Throws InputError(option, ...) unless `path` can be written as a file: not empty, not a
 // directory ("out/"), not a device or FIFO, and not existing unless `replace`; and when
-// replacing, a file mhcsim wrote (`owned`; default written_by_mhcsim).
-void require_output_file(const std::filesystem::path& path, bool replace, const char* option = "-o",
-                         const OwnedFileFn& owned = written_by_mhcsim);
+// replacing, a file `owner` wrote, as `owned` tells.
+void require_output_file(const std::filesystem::path& path, bool replace, const char* option, const OwnedFileFn& owned,
+                         std::string_view owner);
+// The same for an output of `mhcsim VERB`: replacing needs written_by_mhcsim(path, verb).
+void require_output_file(const std::filesystem::path& path, bool replace, const char* option, std::string_view verb);
 
 // Files that belong together (a sweep's CSV and JSON): add() writes each to its temporary now
 // (flushed to disk), commit() renames them in the order added. Make the last one a manifest
