@@ -150,8 +150,8 @@ StepEstimate step_estimate(const Scenario& s) {
   const double grad = bytes_per_element(s.precision.grads);
   // Context-parallel ranks hold the same parameters: gradients reduce over DP x CP.
   const double expert_dp = std::max(1.0, d(p.dp * p.tp * p.cp) / d(p.ep));
-  e.dp_sync_seconds = (1.0 - p.overlap) * (dp_sync_seconds(s, params.dense * grad, d(p.dp * p.cp)) +
-                                           dp_sync_seconds(s, params.experts * grad, expert_dp));
+  double sync =
+      dp_sync_seconds(s, params.dense * grad, d(p.dp * p.cp)) + dp_sync_seconds(s, params.experts * grad, expert_dp);
   // ZeRO-3 keeps 1/DP of the weights, so every micro-batch all-gathers them again before its
   // forward and before its backward: ZeRO (Rajbhandari et al., SC20, sec. 7) counts Psi of
   // parameter all-gather in the forward and Psi in the backward per forward-backward pass. A
@@ -159,10 +159,13 @@ StepEstimate step_estimate(const Scenario& s) {
   if (p.zero_stage >= 3) {
     const double weight = bytes_per_element(s.precision.weights);
     const double gathers = 2.0 * d(p.micro_batches);
-    e.dp_sync_seconds += (1.0 - p.overlap) * gathers * 0.5 *
-                         (dp_sync_seconds(s, params.dense * weight, d(p.dp * p.cp)) +
-                          dp_sync_seconds(s, params.experts * weight, expert_dp));
+    sync += gathers * 0.5 *
+            (dp_sync_seconds(s, params.dense * weight, d(p.dp * p.cp)) +
+             dp_sync_seconds(s, params.experts * weight, expert_dp));
   }
+  // Communication hides behind computation, so no more of it than the rank computes: ZeRO-3's
+  // gathers at 2x its compute leave the difference exposed at any overlap.
+  e.dp_sync_seconds = sync - std::min(p.overlap * sync, e.busy_seconds);
 
   e.step_seconds = e.busy_seconds + e.pp_exposed_seconds + e.bubble_seconds + e.dp_sync_seconds;
   e.tokens_per_step = d(p.dp * p.micro_batches * w.micro_batch_seqs * w.seq_len);
