@@ -164,6 +164,9 @@ CompareAnswer compare_named(const CompareRequest& r, const std::function<Scenari
   const int32_t n = std::min(meas.timeline.ranks, simu.timeline.ranks - r.rank);
   const bool partial = w.fraction < 1;
   const auto measured = traces::measure(meas.timeline, 0, n, w.steps);
+  // Kernels of zero duration only: every row would read 0 measured, and a 0 % error over
+  // nothing must not read as a match.
+  if (measured.step_seconds <= 0) throw InputError("", "its kernels last 0 s in all: no time to compare", {r.trace, 0});
   auto simulated = traces::measure(simu.timeline, r.rank, n);
   if (partial) simulated = traces::window_of(simulated, w.fraction);
   const auto c = traces::compare(measured, simulated, partial);
@@ -188,7 +191,7 @@ CompareAnswer compare_named(const CompareRequest& r, const std::function<Scenari
       w.what);
   a.notes = {scope, fmt::format("mean |error| {:.1f} %, max |error| {:.1f} % over {} figures ({} under 1% of the step "
                                 "not ranked)",
-                                c.mean_abs_error_pct, c.max_abs_error_pct, c.rows.size() - c.minor_rows, c.minor_rows)};
+                                c.mean_abs_error_pct, c.max_abs_error_pct, c.compared_rows, c.minor_rows)};
   auto rows = a.table.to_json();
   for (auto& row : rows) row["minor"] = row.contains("note") && !row["note"].is_null();
   a.results = {{"measured", meas.what},
@@ -199,6 +202,7 @@ CompareAnswer compare_named(const CompareRequest& r, const std::function<Scenari
                {"rows", rows},
                {"mean_abs_error", c.mean_abs_error_pct / kPercent},
                {"max_abs_error", c.max_abs_error_pct / kPercent},
+               {"compared_rows", c.compared_rows},
                {"minor_rows", c.minor_rows}};
   return a;
 }

@@ -11,7 +11,7 @@ verb_exists compare || fail "the compare verb is not built"
 all_within() { echo "assert d['rows'] and all(r['error'] is not None and abs(r['error']) < $1 / 100 for r in d['rows']), d['rows']"; }
 
 seed="$SRC/fuzz/seeds/trace/kineto_small.json"
-check_json self_compare "$(all_within 1e-12); assert d['max_abs_error'] == 0" -- compare --trace "$seed" --simulated "$seed"
+check_json self_compare "$(all_within 1e-12); assert d['max_abs_error'] == 0 and d['compared_rows'] >= 8" -- compare --trace "$seed" --simulated "$seed"
 check_json gzip_same "$(all_within 1e-12)" -- compare --trace "$seed.gz" --simulated "$seed"
 
 # Issue 15: --list-kernels (classes by stable id), a partial step (--steps 1/120, --window),
@@ -28,6 +28,9 @@ check_json window_chunk_pair "assert d['rows'][0]['id'] == 'window_time' and d['
 check window_needs_schedule 2 "--window: 'micro-batch' needs the simulated schedule" -- \
   "$M" compare --trace "$seed" --simulated "$seed" --window micro-batch
 check bad_steps 2 "--steps" -- "$M" compare --trace "$seed" --steps 1/0
+# Kernels that last 0 s: nothing to compare, not a 0 % match.
+echo '{"traceEvents":[{"ph":"X","cat":"kernel","name":"gemm","ts":0,"dur":0,"pid":0,"tid":7}]}' >"$tmp/zero.json"
+check zero_time 2 "kernels last 0 s in all" -- "$M" compare --trace "$tmp/zero.json"
 
 S="$SRC/scenarios/mhc_27b_h100.toml"
 if verb_exists simulate && "$M" simulate -s "$S" --trace "$tmp/sim.json" >/dev/null 2>"$tmp/err"; then

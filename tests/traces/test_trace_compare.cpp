@@ -417,7 +417,7 @@ TEST_CASE("comparison: rows have stable snake_case ids; classes under 1% of the 
   CHECK(saw_mhc);
   CHECK(ids.count("step_time"));
   CHECK(ids.count("busy_other_compute") + ids.count("busy_attention") == 2);
-  CHECK(ids.count("rank0_high_priority_compute_busy") + ids.count("rank0_all_to_all_busy") >= 1);
+  CHECK(ids.count("rank0_high_priority_compute_stream_busy") + ids.count("rank0_all_to_all_stream_busy") >= 1);
   CHECK(c.minor_rows >= 1);
   CHECK(c.max_abs_error_pct < 1e-9);  // the only error is the minor row's
 }

@@ -66,7 +66,9 @@ Comparison compare(const TimelineMetrics& measured, const TimelineMetrics& simul
     row(fmt::format("busy_{}", name), fmt::format("busy: {}", name), measured.class_busy_seconds[k],
         simulated.class_busy_seconds[k]);
   }
-  // Per (rank, role): a role missing on one side counts as zero busy time there.
+  // Per (rank, stream role): a role missing on one side counts as zero busy time there. A
+  // stream's busy time holds all it runs (a serialised dispatch on the compute stream too), so
+  // the rows say "stream", apart from the op-class sums above.
   auto find = [](const TimelineMetrics& m, int32_t rank, StreamRole role) {
     for (const auto& s : m.streams)
       if (s.rank == rank && s.role == role) return s.busy_seconds;
@@ -75,19 +77,18 @@ Comparison compare(const TimelineMetrics& measured, const TimelineMetrics& simul
   for (int32_t r = 0; r < c.ranks_compared; ++r)
     for (int k = 0; k <= static_cast<int>(StreamRole::OtherComm); ++k) {
       const auto role = static_cast<StreamRole>(k);
-      row(fmt::format("rank{}_{}_busy", r, snake(to_string(role))), fmt::format("rank {} {} busy", r, to_string(role)),
-          find(measured, r, role), find(simulated, r, role));
+      row(fmt::format("rank{}_{}_stream_busy", r, snake(to_string(role))),
+          fmt::format("rank {} {} stream busy", r, to_string(role)), find(measured, r, role), find(simulated, r, role));
     }
-  int counted = 0;
   for (const auto& r : c.rows) {
     if (r.minor) ++c.minor_rows;
     if (!r.error_pct || r.minor) continue;
     const double e = std::abs(*r.error_pct);
     c.mean_abs_error_pct += e;
     c.max_abs_error_pct = std::max(c.max_abs_error_pct, e);
-    ++counted;
+    ++c.compared_rows;
   }
-  if (counted > 0) c.mean_abs_error_pct /= counted;
+  if (c.compared_rows > 0) c.mean_abs_error_pct /= c.compared_rows;
   return c;
 }
 

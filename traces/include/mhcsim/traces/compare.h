@@ -20,8 +20,8 @@ namespace mhcsim::traces {
 KernelTimeline from_simulation(const sim::Simulation& sim);
 
 struct ComparisonRow {
-  std::string id;      // stable key: "step_time", "busy_other_compute", "rank0_all_to_all_busy"
-  std::string metric;  // display label: "step time", "busy: attention", "rank 0 compute busy"
+  std::string id;      // stable key: "step_time", "busy_other_compute", "rank0_all_to_all_stream_busy"
+  std::string metric;  // display label: "step time", "busy: attention", "rank 0 compute stream busy"
   double measured_seconds = 0;
   double simulated_seconds = 0;
   std::optional<double> error_pct;  // (simulated - measured) / measured; none if measured is 0
@@ -34,8 +34,9 @@ inline constexpr double kMinorShareOfStep = 0.01;
 struct Comparison {
   std::vector<ComparisonRow> rows;
   int32_t ranks_compared = 0;
-  double mean_abs_error_pct = 0;  // over rows with an error that are not minor
+  double mean_abs_error_pct = 0;  // over the compared rows
   double max_abs_error_pct = 0;
+  int32_t compared_rows = 0;  // rows with an error (measured > 0) that are not minor
   int32_t minor_rows = 0;
 };
 
