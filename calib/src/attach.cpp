@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "mhcsim/calib/gpu_match.h"
+#include "mhcsim/calib/plausibility.h"
 #include "mhcsim/calib/profile_json.h"
 
 namespace mhcsim::calib {
@@ -23,6 +24,7 @@ std::vector<std::string> attach_calibration(Scenario& s) {
                     "scenario's GPU is {}: its fitted values describe another GPU",
                     profile.path, profile.gpu_name, profile.catalog_gpu, s.hardware.gpu.name));
   }
+  for (auto& w : implausible_fits(profile, s.hardware.gpu)) warnings.push_back(profile.path + ": " + std::move(w));
   s.calibration = std::move(profile);
   return warnings;
 }

@@ -9,6 +9,7 @@
 
 #include "fit_groups.h"
 #include "mhcsim/calib/gpu_match.h"
+#include "mhcsim/calib/plausibility.h"
 #include "mhcsim/error.h"
 #include "mhcsim/scenarios/catalog.h"
 
@@ -63,7 +64,12 @@ Calibration calibrate(const std::vector<BenchFile>& files, const CalibrateOption
           fmt::format("no usable measurements in {} (every row was an error or an aggregate)", out.inputs.front()));
 
   CalibrationProfile& p = out.profile;
-  p.catalog_gpu = options.catalog_gpu.empty() ? catalog_key_for(p.gpu_name) : options.catalog_gpu;
+  const std::string detected = catalog_key_for(p.gpu_name);
+  if (!options.catalog_gpu.empty() && !detected.empty() && detected != options.catalog_gpu)
+    throw InputError("--gpu", fmt::format("'{}', but the benchmarks ran on '{}', which the catalog knows as {} "
+                                          "(--gpu names a GPU the catalog does not recognise)",
+                                          options.catalog_gpu, p.gpu_name, detected));
+  p.catalog_gpu = options.catalog_gpu.empty() ? detected : options.catalog_gpu;
   const GpuSpec* gpu = nullptr;
   if (!p.catalog_gpu.empty()) {
     gpu = &scenarios::find_gpu(p.catalog_gpu, "--gpu").gpu;
@@ -88,6 +94,8 @@ Calibration calibrate(const std::vector<BenchFile>& files, const CalibrateOption
     }
   }
   if (const auto it = groups.find("gemm"); it != groups.end()) detail::fit_gemm(it->second, gpu, out);
+  if (gpu)
+    for (auto& w : implausible_fits(p, *gpu)) out.warnings.push_back(std::move(w));
   return out;
 }
 

@@ -7,6 +7,7 @@
 
 #include "mhcsim/calib/attach.h"
 #include "mhcsim/calib/gpu_match.h"
+#include "mhcsim/calib/plausibility.h"
 #include "mhcsim/calib/profile_json.h"
 #include "mhcsim/error.h"
 #include "mhcsim/scenarios/catalog.h"
@@ -195,6 +196,39 @@ TEST_CASE("attaching a profile: same GPU silent, other GPU warns", "[calib][prof
   Scenario none;
   CHECK(attach_calibration(none).empty());
   CHECK_FALSE(none.calibration);
+}
+
+TEST_CASE("fits no working GPU gives are warned about, at calibrate and when attached", "[calib][profile]") {
+  // 4 GB/s of "HBM" on an H200 (4800 GB/s): a benchmark that counted bytes wrong.
+  std::vector<test::SyntheticRow> slow;
+  for (int i = 1; i <= 4; ++i)
+    slow.push_back({"BM_hbm_copy/bytes:" + std::to_string(i * 1000000) + "/manual_time", i * 1e6 / 4e9, i * 1e6});
+  const Calibration c = calibrate({parse_benchmark_json(test::synthetic_doc(slow).dump(), "slow.json")});
+  REQUIRE(c.warnings.size() == 1);
+  CHECK_THAT(c.warnings[0], Contains("kernels.hbm_copy: 4 GB/s") && Contains("0.0833% of the H200"));
+  const fs::path path = fs::temp_directory_path() / "mhcsim_calib_test_slow.json";
+  write_profile(path, c.profile);
+  Scenario s = scenario_on("H200", path);
+  const auto warnings = attach_calibration(s);
+  REQUIRE(warnings.size() == 1);
+  CHECK_THAT(warnings[0], Contains(path.string()) && Contains("kernels.hbm_copy"));
+  // Within the band: silent (the other tests' 4 TB/s on an H200 is 83%).
+  CalibrationProfile fine;
+  fine.kernels["hbm_copy"].bandwidth_gbps = 4000;
+  fine.collectives["alltoall_intra"].bus_gbps = 300;
+  CHECK(implausible_fits(fine, s.hardware.gpu).empty());
+  fine.collectives["alltoall_intra"].bus_gbps = 2000;  // over 2x the H200's 450 GB/s NVLink
+  CHECK(implausible_fits(fine, s.hardware.gpu).size() == 1);
+}
+
+TEST_CASE("--gpu cannot rename a GPU the catalog recognised", "[calib][errors]") {
+  const auto doc = parse_benchmark_json(test::synthetic_doc(copy_rows(3)).dump(), "g.json");  // NVIDIA H200
+  CalibrateOptions o;
+  o.catalog_gpu = "H800";
+  CHECK_THAT(message_of([&] { calibrate({doc}, o); }),
+             Contains("--gpu: 'H800'") && Contains("which the catalog knows as H200"));
+  o.catalog_gpu = "H200";
+  CHECK(calibrate({doc}, o).profile.catalog_gpu == "H200");
 }
 
 TEST_CASE("driver GPU names map to catalog keys", "[calib]") {

@@ -9,7 +9,8 @@
 namespace mhcsim::calib {
 
 // Reads *s.calibration_path into s.calibration. Returns warnings (the profile was measured on
-// another GPU than the scenario's, or on one the catalog does not know); throws InputError for
+// another GPU than the scenario's, or on one the catalog does not know; a fit the scenario's GPU
+// cannot give, implausible_fits); throws InputError for
 // an unreadable, malformed or newer-schema profile. No-op without calibration_path.
 std::vector<std::string> attach_calibration(Scenario& s);
 
