@@ -105,7 +105,8 @@ void setup_serve(CLI::App& app) {
                                 [options](const Scenario& s, const Output& out) { run_serve(s, out, *options); });
   cmd->add_option("--rate", o->rate,
                   "Poisson arrival rate, requests/s (> 0); with --max-rate the search's start (default 1)");
-  cmd->add_option("--requests", o->requests, "Requests to simulate (default 1000)");
+  cmd->add_option("--requests", o->requests,
+                  "Poisson requests to simulate (default 1000; a --requests-file has its own)");
   cmd->add_option("--requests-file", o->requests_file, "CSV or JSONL of arrival_s, input_tokens, output_tokens")
       ->check(path_flag());
   cmd->add_option("--input-tokens", o->input_tokens,
@@ -115,7 +116,8 @@ void setup_serve(CLI::App& app) {
                   "Token lengths: fixed or exponential, clamped at 8 x the mean (default fixed)");
   cmd->add_option("--prefix-hit", o->prefix_hit,
                   "Share of each prompt served from the prefix cache, [0, 1) (default 0)");
-  cmd->add_option("--slo-ttft", o->slo_ttft, "Time-to-first-token SLO with a unit, e.g. 2s");
+  cmd->add_option("--slo-ttft", o->slo_ttft,
+                  "Time-to-first-token SLO with a unit, e.g. 2s (percentiles are read from a sketch within 0.5%)");
   cmd->add_option("--slo-tpot", o->slo_tpot, "Time-per-output-token SLO with a unit, e.g. 50ms");
   cmd->add_option("--replicas", o->replicas,
                   "Replicas (tp x pp GPUs each), or the decode pool with --prefill-replicas (default 1)");

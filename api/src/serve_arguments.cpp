@@ -15,7 +15,11 @@ ServeRequest parse_serve_arguments(const ServeArguments& a) {
   ServeRequest r;
   r.names = a.names;
   if (!a.rate.empty()) r.rate_per_s = parse_positive(a.rate, name(kRate));
-  r.requests = parse_count(a.requests, name(kRequests), 1, kMaxRequests);
+  // A file holds its own requests: a count beside it would be ignored, so it is refused.
+  if (!a.requests.empty() && !a.requests_file.empty())
+    throw InputError(name(kRequests), fmt::format("a request file has its own requests (expected {} or {}, not both)",
+                                                  name(kRequests), name(kRequestsFile)));
+  r.requests = a.requests.empty() ? kDefaultRequests : parse_count(a.requests, name(kRequests), 1, kMaxRequests);
   r.requests_file = a.requests_file;
   LengthDistribution::Kind kind = LengthDistribution::Kind::Fixed;
   if (a.lengths == "exponential")

@@ -191,7 +191,7 @@ std::string text(const std::optional<T>& x) {
   return x ? text(*x) : std::string();
 }
 
-py::object serve(const LoadedScenario& l, const std::optional<double>& rate, int64_t requests,
+py::object serve(const LoadedScenario& l, const std::optional<double>& rate, const std::optional<int64_t>& requests,
                  const std::optional<std::string>& requests_file, const std::optional<int64_t>& input_tokens,
                  int64_t output_tokens, const std::string& lengths, double prefix_hit,
                  const std::optional<double>& slo_ttft_s, const std::optional<double>& slo_tpot_s, int64_t replicas,
@@ -264,7 +264,7 @@ void register_runs(py::module_& m) {
         py::arg("check") = py::none(),
         "Published training and serving runs against the model (`mhcsim validate`): rows, summary, held-out summary; "
         "check='MEDIAN,MAX' adds a 'check' entry.");
-  m.def("serve", &serve, py::arg("scenario"), py::arg("rate") = py::none(), py::arg("requests") = 1000,
+  m.def("serve", &serve, py::arg("scenario"), py::arg("rate") = py::none(), py::arg("requests") = py::none(),
         py::arg("requests_file") = py::none(), py::arg("input_tokens") = py::none(), py::arg("output_tokens") = 256,
         py::arg("lengths") = "fixed", py::arg("prefix_hit") = 0.0, py::arg("slo_ttft_s") = py::none(),
         py::arg("slo_tpot_s") = py::none(), py::arg("replicas") = 1, py::arg("prefill_replicas") = 0,
@@ -272,11 +272,13 @@ void register_runs(py::module_& m) {
         py::arg("prefill_token_budget") = 16384, py::arg("max_batch") = 0, py::arg("chunked_prefill") = true,
         py::arg("seed") = 1, py::arg("jobs") = 0, py::arg("max_rate") = false, py::arg("target_rate") = py::none(),
         py::arg("trace") = py::none(), py::arg("force") = false,
-        "Serving under load (`mhcsim serve`): Poisson arrivals at `rate` requests/s or a request file; "
+        "Serving under load (`mhcsim serve`): Poisson arrivals at `rate` requests/s (`requests` of them, None: "
+        "1000) or a request file; "
         "'runs' holds one row per simulated rate (TTFT/TPOT/E2E percentiles, throughput, goodput, cost); "
         "max_rate=True searches the highest rate meeting the SLOs, target_rate=R sizes the service (replicas, "
         "GPUs, nodes) for R requests/s; prefill_replicas='auto' with a target picks the prefill:decode split "
-        "needing the fewest nodes (on `jobs` threads, 0: all cores); force: replace an existing trace mhcsim wrote.");
+        "needing the fewest nodes (on `jobs` threads, 0: all cores); force: replace an existing trace mhcsim wrote. "
+        "Percentiles come from a sketch within 0.5%; without SLOs, slo_attainment and goodput are None.");
 }
 
 }  // namespace mhcsim::python

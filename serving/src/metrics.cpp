@@ -1,6 +1,7 @@
 #include "metrics.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace mhcsim::serving::detail {
 
@@ -65,7 +66,10 @@ void Metrics::sample_kv(double now, int64_t used_blocks) {
 ServingResult Metrics::result(const std::vector<PoolBill>& pools) const {
   ServingResult r;
   r.requests = completed_;
-  r.arrival_rate_per_s = last_arrival_s_ > 0 ? static_cast<double>(completed_) / last_arrival_s_ : 0.0;
+  // n arrivals span n - 1 gaps; all at one instant (a burst) have no rate: NaN, shown as none.
+  r.arrival_rate_per_s = last_arrival_s_ > first_arrival_s_
+                             ? static_cast<double>(arrivals_ - 1) / (last_arrival_s_ - first_arrival_s_)
+                             : std::numeric_limits<double>::quiet_NaN();
   r.rate_per_s = r.arrival_rate_per_s;
   r.duration_s = last_completion_s_;
   r.last_arrival_s = last_arrival_s_;
@@ -89,8 +93,12 @@ ServingResult Metrics::result(const std::vector<PoolBill>& pools) const {
     r.input_tokens_per_s_per_node = input_tokens_ / (nodes * r.duration_s);
     r.output_tokens_per_s_per_node = output_tokens_ / (nodes * r.duration_s);
   }
-  r.slo_attainment = completed_ > 0 ? static_cast<double>(meeting_slo_) / static_cast<double>(completed_) : 0.0;
-  r.goodput_per_s = r.duration_s > 0 ? static_cast<double>(meeting_slo_) / r.duration_s : 0.0;
+  if (slo_ttft_s_ > 0 || slo_tpot_s_ > 0) {
+    r.slo_attainment = completed_ > 0 ? static_cast<double>(meeting_slo_) / static_cast<double>(completed_) : 0.0;
+    r.goodput_per_s = r.duration_s > 0 ? static_cast<double>(meeting_slo_) / r.duration_s : 0.0;
+  } else {  // no SLO, nothing to meet: none, not 100%
+    r.slo_attainment = r.goodput_per_s = std::numeric_limits<double>::quiet_NaN();
+  }
   if (r.duration_s > 0 && total_blocks_ > 0) r.kv_utilisation_mean = used_blocks_area_ / (r.duration_s * total_blocks_);
   r.kv_utilisation_max = total_blocks_ > 0 ? max_used_blocks_ / total_blocks_ : 0.0;
   r.kv_utilisation_series = series_;

@@ -22,7 +22,10 @@ class Metrics {
   // their tokens (a prefill pool's all to prefill, a decode pool's all to decode).
   void busy(double gpu_seconds, double price_per_gpu_hour, double prefill_tokens, double decode_tokens);
   void sample_kv(double now, int64_t used_blocks);
-  void arrival(double time_s) { last_arrival_s_ = time_s; }
+  void arrival(double time_s) {
+    if (arrivals_++ == 0) first_arrival_s_ = time_s;
+    last_arrival_s_ = time_s;
+  }
   void in_flight(int64_t n) { max_in_flight_ = n > max_in_flight_ ? n : max_in_flight_; }
 
   // What each pool holds for the whole run: its GPUs, their nodes and price (a prefill pool may
@@ -39,9 +42,9 @@ class Metrics {
   double slo_ttft_s_, slo_tpot_s_;
   double total_blocks_;
   QuantileSketch ttft_, tpot_, e2e_;
-  int64_t completed_ = 0, meeting_slo_ = 0;
+  int64_t arrivals_ = 0, completed_ = 0, meeting_slo_ = 0;
   double input_tokens_ = 0, hit_tokens_ = 0, output_tokens_ = 0;
-  double now_ = 0, last_arrival_s_ = 0, last_completion_s_ = 0;
+  double now_ = 0, first_arrival_s_ = 0, last_arrival_s_ = 0, last_completion_s_ = 0;
   double in_system_area_ = 0, used_blocks_area_ = 0, max_used_blocks_ = 0;
   double prefill_busy_usd_ = 0, decode_busy_usd_ = 0;
   int64_t max_in_flight_ = 0;

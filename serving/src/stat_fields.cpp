@@ -37,8 +37,10 @@ const std::vector<StatField>& stat_fields() {
 }
 
 reports::Cell stat_cell(const StatField& f, const ServingResult& r) {
-  if (f.count) return static_cast<int64_t>(std::llround(f.get(r)));
-  return f.get(r);
+  const double v = f.get(r);
+  if (!std::isfinite(v)) return {};  // none: a burst's arrival rate, SLO figures without SLOs
+  if (f.count) return static_cast<int64_t>(std::llround(v));
+  return v;
 }
 
 reports::Table runs_table(const std::string& title, const std::vector<ServingResult>& runs) {

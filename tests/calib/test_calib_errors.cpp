@@ -221,7 +221,7 @@ TEST_CASE("fits no working GPU gives are warned about, at calibrate and when att
   CHECK(implausible_fits(fine, s.hardware.gpu).size() == 1);
 }
 
-TEST_CASE("--gpu cannot rename a GPU the catalog recognised", "[calib][errors]") {
+TEST_CASE("calibrate: --gpu cannot rename a GPU the catalog recognised", "[calib][errors]") {
   const auto doc = parse_benchmark_json(test::synthetic_doc(copy_rows(3)).dump(), "g.json");  // NVIDIA H200
   CalibrateOptions o;
   o.catalog_gpu = "H800";

@@ -116,6 +116,7 @@ def test_serve(data_dir):
     ({"rate": 1.0, "prefill_scenario": "x.toml"}, "prefill_scenario", "expected prefill_replicas > 0"),
     ({"max_rate": True}, "max_rate", "expected slo_ttft_s and/or slo_tpot_s"),
     ({"rate": 1.0, "requests_file": "r.csv"}, "rate", "expected rate or requests_file"),
+    ({"requests": 5, "requests_file": "r.csv"}, "requests", "expected requests or requests_file"),
     ({"rate": 1.0, "prefill_replicas": -1}, "prefill_replicas", "expected a count >= 0, or auto"),
     ({"rate": 1e-300}, "rate", "past the simulated clock's"),
 ])

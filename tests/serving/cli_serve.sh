@@ -89,6 +89,8 @@ check serve_requests_file_empty 2 "^mhcsim: --requests-file: empty path" -- "$M"
 # A request file, CSV and JSONL.
 printf 'arrival_s,input_tokens,output_tokens\n0,500,20\n0.1,700,30\n' >"$tmp/r.csv"
 check serve_file 0 " 2 " -- "$M" serve -s "$S" --requests-file "$tmp/r.csv"
+check serve_file_and_count 2 "^mhcsim: --requests: a request file has its own requests" -- \
+  "$M" serve -s "$S" --requests-file "$tmp/r.csv" --requests 2
 printf '{"arrival_s":0,"input_tokens":500,"output_tokens":20}\n' >"$tmp/r.jsonl"
 check serve_jsonl 0 " 1 " -- "$M" serve -s "$S" --requests-file "$tmp/r.jsonl"
 

@@ -123,8 +123,25 @@ TEST_CASE("Little's law at low load: requests in the system = arrival rate x tim
   const auto r = poisson(deepseek(), rate, 4000, 800, 200);
   CHECK_THAT(r.mean_requests_in_system, WithinRel(r.arrival_rate_per_s * r.e2e.mean_s, 0.02));
   CHECK_THAT(r.mean_requests_in_system, WithinRel(rate * r.e2e.mean_s, 0.06));
-  CHECK(r.slo_attainment == 1.0);  // no SLO given: every request counts
-  CHECK_THAT(r.goodput_per_s, WithinRel(r.arrival_rate_per_s, 0.02));
+  CHECK(std::isnan(r.slo_attainment));  // no SLO given: nothing to meet, none (not 100%)
+  CHECK(std::isnan(r.goodput_per_s));
+  ServingConfig c;
+  c.slo_ttft_s = 1e6;  // one every request meets
+  const auto all = poisson(deepseek(), rate, 4000, 800, 200, c);
+  CHECK(all.slo_attainment == 1.0);
+  CHECK_THAT(all.goodput_per_s, WithinRel(all.arrival_rate_per_s, 0.02));
+}
+
+TEST_CASE("a request file's arrival rate: n - 1 gaps over its span; none for a burst") {
+  test::TempFile spread("spread.csv", "arrival_s,input_tokens,output_tokens\n0,100,10\n0.5,100,10\n1,100,10\n");
+  RequestFile three(spread.path());
+  CHECK(simulate(deepseek(), {}, three).arrival_rate_per_s == 2.0);
+  test::TempFile burst("burst.csv", "arrival_s,input_tokens,output_tokens\n0,100,10\n0,100,10\n0,100,10\n");
+  RequestFile at_once(burst.path());
+  const auto r = simulate(deepseek(), {}, at_once);
+  CHECK(std::isnan(r.arrival_rate_per_s));
+  CHECK(std::isnan(r.rate_per_s));
+  CHECK(r.requests == 3);
 }
 
 TEST_CASE("the knee: past capacity p99 latency grows with the run, below it it does not") {

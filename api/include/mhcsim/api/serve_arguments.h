@@ -35,7 +35,7 @@ inline constexpr ArgumentName kAll[] = {kRate,         kRequests,    kRequestsFi
 // seconds, as the Python arguments' _s says.
 struct ServeArguments {
   ArgumentNames names = ArgumentNames::Flags;
-  std::string rate, requests = "1000", requests_file;
+  std::string rate, requests, requests_file;  // requests: empty = kDefaultRequests
   std::string input_tokens, output_tokens = "256", lengths = "fixed";
   std::string prefix_hit = "0";
   std::string slo_ttft, slo_tpot;

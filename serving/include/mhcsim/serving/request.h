@@ -22,6 +22,7 @@ namespace mhcsim::serving {
 constexpr double kMaxArrivalSeconds = 1e9;
 // Requests one Poisson run may simulate: ~35 min at bench_serving's ~470k requests/s.
 constexpr int64_t kMaxRequests = 1'000'000'000;
+constexpr int64_t kDefaultRequests = 1000;  // a Poisson run's, when none is given
 // Tokens one request may hold (prompt or output, each): a billion, past any context window,
 // and small enough that a prompt plus its output cannot overflow the simulator's counters.
 constexpr int64_t kMaxRequestTokens = int64_t{1} << 30;

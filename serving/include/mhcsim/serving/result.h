@@ -20,7 +20,7 @@ struct KvSample {
 
 struct ServingResult {
   double rate_per_s = 0;          // the source's arrival rate, or the measured one (files)
-  double arrival_rate_per_s = 0;  // measured: requests / last arrival time
+  double arrival_rate_per_s = 0;  // measured: (arrivals - 1) / (last - first arrival); NaN for a burst
   int64_t requests = 0;           // completed (= all: the simulation drains)
   int64_t iterations = 0;
   int64_t preemptions = 0;      // recompute preemptions when KV blocks ran out
@@ -35,8 +35,8 @@ struct ServingResult {
   double output_tokens_per_s_per_gpu = 0;
   double input_tokens_per_s_per_node = 0;
   double output_tokens_per_s_per_node = 0;
-  double slo_attainment = 0;  // share of requests meeting both SLOs (1 without SLOs)
-  double goodput_per_s = 0;   // requests/s meeting both SLOs
+  double slo_attainment = 0;  // share of requests meeting the SLOs set; NaN without any
+  double goodput_per_s = 0;   // requests/s meeting the SLOs set; NaN without any
   // KV blocks in use over the blocks of the pool that decodes (every replica colocated; the decode
   // pool disaggregated, where a prefill replica holds a prompt only until it is sent).
   double kv_utilisation_mean = 0;  // time-weighted over the run
@@ -61,7 +61,8 @@ struct StatField {
 };
 // The scalar fields, in table order.
 const std::vector<StatField>& stat_fields();
-// A field of a run as a table cell: an integer for a count, else the double (JSON: cell_json).
+// A field of a run as a table cell: an integer for a count, none for NaN, else the double
+// (JSON: cell_json).
 reports::Cell stat_cell(const StatField& f, const ServingResult& r);
 // One row per run, the columns of stat_fields() (`serve`'s table, the report's).
 reports::Table runs_table(const std::string& title, const std::vector<ServingResult>& runs);
