@@ -63,6 +63,11 @@ void run_serve(const Scenario& s, const Output& out, const ServeOptions& o) {
         "# SLOs: {}, {}; goodput counts requests meeting both\n",
         c.slo_ttft_s > 0 ? "TTFT <= " + serving::duration_text(c.slo_ttft_s) : std::string("no TTFT SLO"),
         c.slo_tpot_s > 0 ? "TPOT <= " + serving::duration_text(c.slo_tpot_s) : std::string("no TPOT SLO"));
+  if (a.trace_stopped_at_s)
+    std::cout << fmt::format(
+        "# --trace stopped at its {:.3g} GiB limit, {:.4g} s into the run: it holds what came "
+        "before\n",
+        static_cast<double>(c.trace_max_bytes) / static_cast<double>(int64_t{1} << 30), *a.trace_stopped_at_s);
   if (a.search) {
     if (a.search->rate_per_s > 0)
       std::cout << fmt::format("# max rate meeting the SLOs at p99: {:.4g} requests/s ({} runs)\n",
@@ -142,8 +147,9 @@ void setup_serve(CLI::App& app) {
   cmd->add_option("--target-rate", o->target_rate,
                   "Load to size the service for, requests/s: replicas, GPUs and nodes meeting the SLOs (implies "
                   "--max-rate; default workload.target_tokens_per_second)");
-  cmd->add_option("--trace", o->trace,
-                  "Chrome trace of the iterations (first 16 replicas of each pool; gzip when it ends in .gz)")
+  cmd->add_option(
+         "--trace", o->trace,
+         "Chrome trace of the iterations (first 16 replicas of each pool, up to 1 GiB; gzip when it ends in .gz)")
       ->check(path_flag());
   cmd->add_flag("--force", o->force, "Replace an existing --trace file mhcsim wrote");
 }

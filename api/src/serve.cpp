@@ -333,6 +333,7 @@ ServeAnswer serve_named(const Scenario& s, const ServeRequest& r) {
   if (!r.trace_path.empty()) {
     ServingResult traced;
     write_file_atomically_gzip_by_name(r.trace_path, [&](std::ostream& out) { traced = one_run(&out); });
+    a.trace_stopped_at_s = traced.trace_stopped_at_s;
     if (!a.search) a.runs.push_back(traced);
   } else if (!a.search) {
     a.runs.push_back(one_run(nullptr));
@@ -360,6 +361,8 @@ nlohmann::json to_json(const Scenario& s, const ServeRequest& request, const Ser
   doc["slo_tpot_s"] = c.slo_tpot_s > 0 ? nlohmann::json(c.slo_tpot_s) : nlohmann::json();
   doc["runs"] = nlohmann::json::array();
   for (const auto& r : a.runs) doc["runs"].push_back(result_json(r));
+  if (!request.trace_path.empty())
+    doc["trace_stopped_at_s"] = a.trace_stopped_at_s ? nlohmann::json(*a.trace_stopped_at_s) : nlohmann::json();
   if (a.search) {
     doc["max_rate_per_s"] = a.search->rate_per_s;
     if (a.search->rate_per_s > 0) doc["at_max_rate"] = result_json(a.search->at_rate);

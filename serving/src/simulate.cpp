@@ -70,7 +70,7 @@ class Engine {
         source_(source),
         router_(config.router),
         prefill_router_(config.router),
-        trace_(config.trace, config.trace_replicas),
+        trace_(config.trace, config.trace_replicas, config.trace_max_bytes),
         metrics_(config.slo_ttft_s, config.slo_tpot_s, 0) {
     const bool disaggregated = config.prefill_replicas > 0;
     if (disaggregated) add_pool(prefill, config.prefill_replicas, config.prefill_scheduler, true, "prefill");
@@ -105,6 +105,7 @@ class Engine {
     auto r = metrics_.result(bills);
     r.iterations = iterations_;
     if (source_.rate_per_s() > 0) r.rate_per_s = source_.rate_per_s();
+    r.trace_stopped_at_s = trace_.stopped_at_s();
     for (const auto& rep : replicas_) r.preemptions += rep.preemptions();
     return r;
   }

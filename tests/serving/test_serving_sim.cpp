@@ -295,6 +295,25 @@ TEST_CASE("Chrome trace: one complete event per iteration of the traced replicas
   CHECK(kv == r.iterations);
   CHECK(batch == r.iterations);
   CHECK(most_blocks > 0);
+  CHECK_FALSE(r.trace_stopped_at_s);
+}
+
+TEST_CASE("Chrome trace: its size limit stops the trace, whole and marked, and not the run") {
+  std::ostringstream out;
+  ServingConfig c;
+  c.trace = &out;
+  c.trace_max_bytes = 20'000;
+  PoissonSource source(2.0, 200, fixed(500), fixed(50), 3);
+  const auto r = simulate(deepseek(), c, source);
+  CHECK(r.requests == 200);
+  REQUIRE(r.trace_stopped_at_s);
+  CHECK(*r.trace_stopped_at_s > 0);
+  CHECK(*r.trace_stopped_at_s < r.duration_s);
+  CHECK(out.str().size() <= 20'000 + 200);            // the marker may pass the limit, nothing else
+  const auto doc = nlohmann::json::parse(out.str());  // closed: it parses
+  const auto& last = doc["traceEvents"].back();
+  CHECK(last["name"] == "trace stopped at its size limit");
+  CHECK(last["ts"].get<double>() == Approx(*r.trace_stopped_at_s * 1e6));
 }
 
 TEST_CASE("bad configurations are errors naming the option") {

@@ -85,6 +85,8 @@ struct ServeAnswer {
   int64_t capacity_replicas() const { return capacity_pools * (replicas + prefill_replicas); }
   std::vector<PoolSplit> splits;  // the split search's, by prefill:decode ratio
   CapacityTarget capacity_target = CapacityTarget::Requests;
+  // --trace: where its size limit stopped it (simulated s; serving::ServingConfig::trace_max_bytes).
+  std::optional<double> trace_stopped_at_s;
 };
 
 // Throws InputError (naming the argument as request.names says) for an inconsistent request.

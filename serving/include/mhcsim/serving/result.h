@@ -2,6 +2,7 @@
 // What a serving simulation measured, and the one list of its fields that the table and the
 // JSON are both fed from (calculon's get_stats_fields habit).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,8 +24,10 @@ struct ServingResult {
   double arrival_rate_per_s = 0;  // measured: (arrivals - 1) / (last - first arrival); NaN for a burst
   int64_t requests = 0;           // completed (= all: the simulation drains)
   int64_t iterations = 0;
-  int64_t preemptions = 0;      // recompute preemptions when KV blocks ran out
-  double duration_s = 0;        // first arrival (time 0) to the last completion
+  int64_t preemptions = 0;  // recompute preemptions when KV blocks ran out
+  double duration_s = 0;    // first arrival (time 0) to the last completion
+  // Where ServingConfig::trace_max_bytes stopped the trace (simulated s); none when it is whole.
+  std::optional<double> trace_stopped_at_s;
   double last_arrival_s = 0;    // the arrivals' span: they start at time 0
   Percentiles ttft, tpot, e2e;  // TPOT: a request's (E2E - TTFT) / (output tokens - 1)
   double input_tokens = 0;      // prompts, prefix-cache hits included
