@@ -1,6 +1,7 @@
 #include "check.h"
 
 #include <filesystem>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -134,6 +135,22 @@ void derive_dp(Scenario& s, const Checker& c) {
   c.require(s.hardware.gpus == p.world_size(), gpu_split_key(c),
             fmt::format("{} GPUs != TP {} x CP {} x PP {} x DP {} = {}", s.hardware.gpus, p.tp, p.cp, p.pp, p.dp,
                         p.world_size()));
+}
+
+// A --set of a workload key that only the other mode reads would change nothing without a
+// word: a serving run's workload.seq_len, a training run's workload.phase. In a file such keys
+// may stay (a training scenario run with --set workload.mode=serve keeps its seq_len); context_len,
+// batch_seqs and kv_block_tokens are read in either mode (kv, a2a and the report's KV figures).
+void check_mode_keys(const Scenario& s, const Checker& c) {
+  const bool train = s.workload.mode == WorkloadMode::Train;
+  const std::vector<const char*> train_only{"workload.seq_len", "workload.micro_batch_seqs",
+                                            "workload.global_batch_seqs", "workload.token_budget"};
+  const std::vector<const char*> serve_only{"workload.phase", "workload.target_tokens_per_second"};
+  for (const char* key : train ? serve_only : train_only)
+    c.require(!c.keys.has(key) || c.keys.at(key).file != "--set", key,
+              fmt::format("only for mode = {} (this scenario's workload.mode is {}{})", train ? "serve" : "train",
+                          train ? "train" : "serve",
+                          train ? "" : "; serving reads workload.context_len and workload.batch_seqs"));
 }
 
 // workload.global_batch_seqs (Megatron's --global-batch-size) fixes the micro-batches per
@@ -301,6 +318,7 @@ void complete_and_check(Scenario& s, const KeyLocations& keys) {
   check_attention(s.model, c);
   check_ffn(s.model, c);
   check_mhc(s.model, c);
+  check_mode_keys(s, c);
   check_parallel(s, c);
   check_precision(s, c);
   check_hardware(s.hardware, c);

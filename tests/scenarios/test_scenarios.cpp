@@ -383,6 +383,21 @@ TEST_CASE("overrides from --set go through the same validation") {
         load_scenario_from_string(text, "x.toml", {parse_override("model.name=99999999999999999999999")}).model.name ==
         "99999999999999999999999");
   }
+  SECTION("a --set only the other mode reads is refused; the same key in a file is not") {
+    const InputError serving = error_of(text, {parse_override("workload.phase=\"prefill\"")});
+    CHECK(serving.key() == "workload.phase");
+    CHECK(serving.where().file == "--set");
+    CHECK_THAT(serving.reason(), Catch::Contains("only for mode = serve"));
+    const std::string serve_text = read_text(kScenarios / "deepseek_v3_serve.toml");
+    CHECK_THAT(error_of(serve_text, {parse_override("workload.seq_len=100")}).reason(),
+               Catch::Contains("only for mode = train") && Catch::Contains("workload.context_len"));
+    // A training file run as a service keeps its seq_len: a template, not an override.
+    const Scenario as_service = load_scenario_from_string(
+        read_text(kScenarios / "llama3_70b_gqa.toml"), "llama.toml",
+        {parse_override("workload.mode=\"serve\""), parse_override("parallel.pp=1"),
+         parse_override("parallel.schedule=\"1f1b\""), parse_override("parallel.virtual_stages=1")});
+    CHECK(as_service.workload.mode == WorkloadMode::Serve);
+  }
   SECTION("malformed --set text") {
     CHECK_THROWS_AS(parse_override("parallel.pp"), InputError);
     CHECK_THROWS_AS(parse_override("=3"), InputError);
