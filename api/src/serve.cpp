@@ -199,6 +199,17 @@ const char* capacity_target_name(CapacityTarget target) {
 }
 
 namespace {
+// A prefill pool hands its KV cache to the decode pool: the same model (its name aside) with
+// the same KV precision, or there is nothing the decode pool could read.
+void require_same_model(const Scenario& decode, const Scenario& prefill, const std::string& option) {
+  ModelSpec a = decode.model, b = prefill.model;
+  a.name = b.name = "";
+  if (a == b && decode.precision.kv_cache == prefill.precision.kv_cache) return;
+  throw InputError(option, fmt::format("{}'s {} differs from {}'s: the decode pool could not read the KV cache the "
+                                       "prefill pool hands it (expected the same [model] and precision.kv_cache)",
+                                       prefill.path, a == b ? "precision.kv_cache" : "model", decode.path));
+}
+
 // serve(), its errors keyed by the CLI's flags.
 ServeAnswer serve_named(const Scenario& s, const ServeRequest& r) {
   using namespace serving;
@@ -207,7 +218,11 @@ ServeAnswer serve_named(const Scenario& s, const ServeRequest& r) {
     require_output_file(r.trace_path, r.force, serve_args::kTrace.in(r.names).c_str(), "serve");  // before the work
   const Deployment main(s);
   std::unique_ptr<Deployment> prefill;
-  if (!r.prefill_scenario.empty()) prefill = std::make_unique<Deployment>(scenarios::load_scenario(r.prefill_scenario));
+  if (!r.prefill_scenario.empty()) {
+    const Scenario other = scenarios::load_scenario(r.prefill_scenario);
+    require_same_model(s, other, serve_args::kPrefillScenario.in(r.names));
+    prefill = std::make_unique<Deployment>(other);
+  }
   // Poisson arrivals at `rate` on the pools of `config`.
   const LengthDistribution input{
       r.input.kind, r.input.mean_tokens > 0 ? r.input.mean_tokens : static_cast<double>(s.workload.context_len)};

@@ -80,6 +80,10 @@ if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert any(e['ph
 # A .gz trace is gzip, as simulate's is; an empty path is refused, not taken for no trace.
 "$M" serve -s "$S" --rate 2 --requests 100 --trace "$tmp/trace.json.gz" >/dev/null 2>&1
 if python3 -c "import gzip,json,sys; d=json.load(gzip.open(sys.argv[1])); assert any(e['ph']=='X' for e in d['traceEvents'])" "$tmp/trace.json.gz"; then pass; else fail serve_trace_gz; fi
+# A prefill pool of another model hands over a KV cache the decode pool cannot read: refused.
+sed 's/^kv_lora_rank = 512/kv_lora_rank = 256/' "$S" >"$tmp/prefill_other_model.toml"
+check serve_prefill_other_model 2 "prefill_other_model.toml's model differs from" -- "$M" serve -s "$S" --rate 0.2 \
+  --requests 20 --prefill-scenario "$tmp/prefill_other_model.toml" --prefill-replicas 1
 # Each pool's GPUs in the header: a prefill pool on other GPUs (--prefill-scenario) says so.
 sed 's/^gpu = .*/gpu = "GB200"/' "$S" >"$tmp/prefill_gb200.toml"
 check serve_pool_gpus 0 "1 prefill replica x 1 GPU \\(GB200.* \\+ 2 decode replicas x 1 GPU \\(H800" -- "$M" serve -s "$S" --rate 0.2 --requests 20 --prefill-scenario "$tmp/prefill_gb200.toml" --prefill-replicas 1 --replicas 2

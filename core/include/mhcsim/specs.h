@@ -92,6 +92,7 @@ struct ModelSpec {
 
   bool is_moe() const { return routed_experts > 0; }
   int64_t moe_layers() const { return is_moe() ? layers - dense_layers : 0; }
+  bool operator==(const ModelSpec&) const = default;
 };
 
 // The FP8 GEMM library a run used. Fine-grained-scaled FP8 GEMMs differ by library more than
