@@ -139,7 +139,14 @@ CLI::App* add_scenario_verb(CLI::App& app, const std::string& name, const std::s
   add_output_options(*cmd, opts->out);
   cmd->callback([opts, name, run = std::move(run)] {
     const Scenario s = load_scenario(opts->scn);
-    run(s, Output{opts->out.json, {name, s.name, s.path, opts->scn.overrides}});
+    try {
+      run(s, Output{opts->out.json, {name, s.name, s.path, opts->scn.overrides}});
+    } catch (const InputError& e) {
+      // The cost model names a scenario key and knows no file: name the scenario's. A flag's
+      // error ("--rate") and one that has its place already go out as they are.
+      if (!e.where().file.empty() || e.key().empty() || e.key().front() == '-') throw;
+      throw InputError(e.key(), e.reason(), {s.path, 0});
+    }
   });
   return cmd;
 }

@@ -72,7 +72,7 @@ std::optional<SearchAnswer> search_named(scenarios::ScenarioTemplate& tpl, const
   require_in(r.jobs, 0, kMaxThreads, kJobs, names);
   require_in<int64_t>(r.max_sim_ops, 1, sim::kMaxSimOps, kMaxSimOps, names);
   if (base.workload.mode != WorkloadMode::Train)
-    throw InputError("workload.mode", "search plans training runs (expected mode = \"train\")");
+    throw InputError("workload.mode", "search plans training runs (expected mode = \"train\")", {base.path, 0});
   if (r.max_cost_usd > 0 && (base.workload.token_budget <= 0 || base.hardware.price_per_gpu_hour <= 0))
     throw InputError(kMaxCost.in(names), fmt::format("needs a token budget and a price (workload.token_budget = {}, "
                                                      "hardware.price_per_gpu_hour = {}; set both with --set)",

@@ -17,7 +17,7 @@ double expected_experts_hit(const ModelSpec& m, double tokens) {
 double expected_unique_bins(int64_t items, int64_t bins, int64_t picks) {
   check(bins >= 1 && items >= bins && items % bins == 0, "experts",
         "items must split evenly over bins (expected experts divisible by nodes/GPUs)");
-  check(picks >= 0 && picks <= items, "model.top_k", "must be in [0, experts]");
+  check(picks >= 0 && picks <= items, "model.moe.top_k", "must be in [0, experts]");
   // P(a given bin is missed) = C(items - per_bin, picks) / C(items, picks), as a product.
   const int64_t per_bin = items / bins;
   double miss = 1.0;
@@ -40,8 +40,8 @@ double combine_bytes_per_selection(int64_t hidden, DType combine) {
 A2aTraffic a2a_traffic_per_token(const Scenario& s) {
   const auto& m = s.model;
   const auto& p = s.parallel;
-  check(m.is_moe(), "model.routed_experts", "all-to-all needs a MoE model (experts > 0)");
-  check(m.top_k >= 1 && m.top_k <= m.routed_experts, "model.top_k", "must be in [1, routed_experts]");
+  check(m.is_moe(), "model.moe.routed_experts", "all-to-all needs a MoE model (experts > 0)");
+  check(m.top_k >= 1 && m.top_k <= m.routed_experts, "model.moe.top_k", "must be in [1, routed_experts]");
   check_parallel_ranges(p);
   const int64_t gpn = std::max(1, s.hardware.nvlink_domain());
   A2aTraffic t;

@@ -44,9 +44,9 @@ void validate_model(const ModelSpec& m) {
   }
   check(m.dense_layers >= 0 && m.dense_layers <= m.layers, "model.dense_layers", "must be in [0, layers]");
   if (m.is_moe()) {
-    check(m.top_k >= 1 && m.top_k <= m.routed_experts, "model.top_k", "must be in [1, routed_experts]");
-    check(m.expert_ffn_hidden >= 1, "model.expert_ffn_hidden", "must be >= 1 with experts");
-    check(m.shared_experts >= 0, "model.shared_experts", "must be >= 0");
+    check(m.top_k >= 1 && m.top_k <= m.routed_experts, "model.moe.top_k", "must be in [1, routed_experts]");
+    check(m.expert_ffn_hidden >= 1, "model.moe.expert_ffn_hidden", "must be >= 1 with experts");
+    check(m.shared_experts >= 0, "model.moe.shared_experts", "must be >= 0");
   }
   if (!m.is_moe() || m.dense_layers > 0)
     check(m.ffn_hidden >= 1, "model.ffn_hidden", "dense layers need an FFN size >= 1");

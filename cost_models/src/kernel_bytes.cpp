@@ -91,7 +91,7 @@ double mla_decode_bytes(const MlaDecodeShape& s, DType kv, DType q) {
 namespace {
 void require_moe(int64_t tokens, int64_t top_k, int64_t hidden) {
   check(tokens >= 0, "tokens", "token count must be >= 0");
-  check(top_k >= 1, "model.top_k", "top-k must be >= 1");
+  check(top_k >= 1, "model.moe.top_k", "top-k must be >= 1");
   check(hidden >= 1, "model.hidden", "hidden must be >= 1");
 }
 }  // namespace
@@ -103,7 +103,7 @@ double mhc_coeff_flops(int64_t n, int64_t channels, int64_t tokens) {
 
 KernelBytes moe_gate_bytes(int64_t tokens, int64_t experts, int64_t top_k) {
   require_moe(tokens, top_k, 1);
-  check(experts >= top_k, "model.routed_experts", "must be >= top_k");
+  check(experts >= top_k, "model.moe.routed_experts", "must be >= top_k");
   const double t = static_cast<double>(tokens), e = static_cast<double>(experts);
   return {kF32 * (t * e + e), (kF32 + kIdx) * t * static_cast<double>(top_k)};
 }

@@ -110,7 +110,7 @@ std::span<const LowLatencyA2aPoint> deepep_low_latency_table() { return kDeepEpL
 
 A2aPhaseSeconds low_latency_a2a_seconds(const Scenario& s, double tokens) {
   const auto& m = s.model;
-  check(m.is_moe(), "model.routed_experts", "all-to-all needs a MoE model (experts > 0)");
+  check(m.is_moe(), "model.moe.routed_experts", "all-to-all needs a MoE model (experts > 0)");
   check(tokens >= 0, "tokens", "must be >= 0");
   if (tokens <= 0) return {};
   const double disp_sel = dispatch_bytes_per_selection(m.hidden, s.precision.dispatch, s.precision.fp8_tile);

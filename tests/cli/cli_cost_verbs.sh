@@ -17,6 +17,9 @@ check kv_units 0 "per token \(KiB\) per sequence \(MiB\) batch \(GiB\).*seqs/GPU
 # DeepEP's accounting: 7,408 B FP8 dispatch and 14,336 B BF16 combine per selected expert.
 check_json a2a_payload 'assert find(d, "dispatch_logical_bytes") == 8 * 7408 and find(d, "combine_logical_bytes") == 8 * 14336' -- a2a -s "$V3T"
 check_json a2a_tokens 'assert find(d, "tokens") == 128' -- a2a -s "$V3T" --tokens 128
+# The cost model's errors name the scenario file and the key as the file spells it.
+check a2a_dense 2 "llama3_70b_gqa.toml: model.moe.routed_experts: all-to-all needs a MoE model" -- \
+  "$M" a2a -s "$SRC/scenarios/llama3_70b_gqa.toml"
 # DualPipe vs 1F1B at PP 16, 32 micro-batches: every schedule a row, DualPipe's bubble smaller.
 check_json bubble_rows 'b = {r["schedule"]: r["bubble_s"] for r in d["rows"]}; assert len(b) == 5 and b["dualpipe"] < b["1f1b"], b' -- bubble -s "$V3T" --set parallel.micro_batches=32
 # Each row's activations are `memory`'s for that schedule (they were the slowest chunk's: the

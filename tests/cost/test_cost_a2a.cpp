@@ -110,7 +110,7 @@ TEST_CASE("intra-node EP8 uses NVLink only; alpha-beta time from the catalog or 
 TEST_CASE("all-to-all rejects dense models and top-k > experts, naming the key") {
   auto s = v3_ep(64, 4);
   s.model.top_k = 300;
-  CHECK_THROWS_WITH(a2a_traffic_per_token(s), Catch::Contains("model.top_k"));
+  CHECK_THROWS_WITH(a2a_traffic_per_token(s), Catch::Contains("model.moe.top_k"));
   s.model.routed_experts = 0;
   CHECK_THROWS_AS(a2a_traffic_per_token(s), SpecError);
 }

@@ -229,7 +229,7 @@ TEST_CASE("mHC recompute saves activation memory") {
 TEST_CASE("bad inputs throw SpecError naming the key") {
   auto m = test::deepseek_v3();
   m.top_k = 257;
-  CHECK_THROWS_WITH(parameter_count(m), Catch::Contains("model.top_k"));
+  CHECK_THROWS_WITH(parameter_count(m), Catch::Contains("model.moe.top_k"));
   m = test::deepseek_v3();
   m.hidden = 0;
   CHECK_THROWS_WITH(parameter_count(m), Catch::Contains("model.hidden"));
