@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 #include <signal.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,10 @@ struct LoadedScenario {
 std::string flag_value(const std::string& key, const py::handle& value);
 // The name of a value's Python type ("int"), for messages.
 std::string type_name(const py::handle& value);
+
+// An optional path argument: None is none (""); "" is an InputError naming `name`, as the CLI's
+// empty flag is.
+std::string path_argument(const std::optional<std::string>& path, const char* name);
 
 // `key=value` strings (as --set takes them), or a dict {key: value}; None: none.
 std::vector<scenarios::Override> overrides_from(const py::object& overrides);

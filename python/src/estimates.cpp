@@ -92,7 +92,7 @@ void register_estimates(py::module_& m) {
         r.noise = noise;
         r.samples = samples;
         r.seed = seed;
-        r.mappings = mappings.value_or("");
+        r.mappings = path_argument(mappings, "mappings");
         nlohmann::json doc;
         {
           const LongCall call;

@@ -33,12 +33,6 @@ void check_max_sim_ops(int64_t max_sim_ops) {
                      fmt::format("{} is out of range (expected integer in [1, {}])", max_sim_ops, sim::kMaxSimOps));
 }
 
-// An optional path argument: None is none; "" is an error, as the CLI's empty flag is.
-std::string path_argument(const std::optional<std::string>& path, const char* name) {
-  if (path && path->empty()) throw InputError(name, "empty path (expected a file name, or None)");
-  return path.value_or("");
-}
-
 py::object simulate(const LoadedScenario& l, const std::optional<std::string>& trace, int64_t max_sim_ops, bool force) {
   check_max_sim_ops(max_sim_ops);
   nlohmann::json doc;
@@ -133,7 +127,8 @@ py::object validate_suite(const std::optional<std::string>& dir, const py::objec
   nlohmann::json doc;
   {
     const LongCall call;
-    const auto v = api::run_validation(dir.value_or(""), ovr, [](Scenario& s) { calib::attach_calibration(s); });
+    const auto v =
+        api::run_validation(path_argument(dir, "dir"), ovr, [](Scenario& s) { calib::attach_calibration(s); });
     doc = api::to_json(v, thresholds);
   }
   return to_python(doc);

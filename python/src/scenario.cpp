@@ -24,11 +24,16 @@ std::string type_name(const py::handle& value) {
   return py::str(py::type::of(value).attr("__name__")).cast<std::string>();
 }
 
+std::string path_argument(const std::optional<std::string>& path, const char* name) {
+  if (path && path->empty()) throw InputError(name, "empty path (expected a file name, or None)");
+  return path.value_or("");
+}
+
 namespace {
 
 LoadedScenario load_text(std::string text, std::string file_name, std::vector<scenarios::Override> overrides,
                          const std::optional<std::string>& calibration) {
-  if (calibration) overrides.push_back({"calibration.profile", '"' + *calibration + '"'});
+  if (calibration) overrides.push_back({"calibration.profile", '"' + path_argument(calibration, "calibration") + '"'});
   Scenario s = scenarios::load_scenario_from_string(text, file_name, overrides);
   attach_calibration(s);
   return {std::move(text), std::move(file_name), std::move(overrides), std::move(s)};
@@ -100,7 +105,8 @@ void register_scenario(py::module_& m) {
       "load",
       [](const std::optional<std::string>& path, const py::object& overrides,
          const std::optional<std::string>& calibration) {
-        const std::filesystem::path file = path ? std::filesystem::path(*path) : scenarios::default_scenario_path();
+        const std::filesystem::path file =
+            path ? std::filesystem::path(path_argument(path, "path")) : scenarios::default_scenario_path();
         return load_text(scenarios::read_scenario_file(file), file.string(), overrides_from(overrides), calibration);
       },
       py::arg("path") = py::none(), py::arg("overrides") = py::none(), py::arg("calibration") = py::none(),
@@ -117,7 +123,7 @@ void register_scenario(py::module_& m) {
   m.def(
       "hardware",
       [](const std::optional<std::string>& hardware_file) {
-        return to_python(api::catalog_rows(scenarios::catalog_entries(hardware_file.value_or(""))));
+        return to_python(api::catalog_rows(scenarios::catalog_entries(path_argument(hardware_file, "hardware_file"))));
       },
       py::arg("hardware_file") = py::none(),
       "The hardware catalog (`mhcsim hw`): one row per GPU with its peaks, memory, links, server and price, each "

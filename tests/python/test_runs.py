@@ -36,6 +36,14 @@ def test_an_empty_path_is_an_error_not_no_file(small, data_dir):
         with pytest.raises(mhcsim.Error) as caught:
             call()
         assert "trace: empty path" in str(caught.value)
+    # Every path argument: "" is not None (the default), as an empty CLI flag is refused.
+    for call, key in ((lambda: mhcsim.validate(""), "dir"), (lambda: mhcsim.hardware(""), "hardware_file"),
+                      (lambda: mhcsim.stability(small, mappings=""), "mappings"), (lambda: mhcsim.load(""), "path"),
+                      (lambda: mhcsim.load(None, calibration=""), "calibration"),
+                      (lambda: mhcsim.serve(serving, requests_file=""), "requests_file")):
+        with pytest.raises(mhcsim.Error) as caught:
+            call()
+        assert caught.value.key == key and "empty path" in str(caught.value)
 
 
 def test_simulate_without_trace_and_its_budget(small):
