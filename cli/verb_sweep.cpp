@@ -229,7 +229,9 @@ void setup_sweep(CLI::App& app) {
   cmd->add_flag("--force", opts->force, "Replace existing output files");
   cmd->add_option("--top", opts->top, "Print the K best feasible points")->check(int_flag(1, int64_t{1} << 40));
   add_sim_budget_option(*cmd, opts->max_sim_ops);
-  cmd->add_option("--by", opts->by, "Metric to rank by for --top (e.g. step_time, tokens_per_second, memory_per_gpu)")
+  cmd->add_option("--by", opts->by,
+                  "Metric to rank by for --top, by its key (step_time_s, tokens_per_s, memory_per_gpu_bytes, ...) or "
+                  "the key without its unit (step_time)")
       ->capture_default_str();
   cmd->callback([opts] { run(*opts); });
 }

@@ -108,7 +108,7 @@ void list_kernels(const CompareRequest& r, const traces::KernelTimeline& t, Comp
         {{"op_class", "class"},
          {"direction", "direction"},
          {"count", "count"},
-         {"total_seconds", "total (ms)", 3, 1e3},
+         {"total_s", "total (ms)", 3, 1e3},
          {"name", "name"}});
     for (const auto& row : rows)
       k.add_row({std::string(to_string(row.op_class)), std::string(to_string(row.direction)), row.count,
@@ -174,8 +174,8 @@ CompareAnswer compare_named(const CompareRequest& r, const std::function<Scenari
   a.table = reports::Table(fmt::format("compare: measured {} vs simulated {}", meas.what, simu.what),
                            {{"id", "id"},
                             {"metric", "metric"},
-                            {"measured_seconds", "measured (ms)", 3, 1e3},
-                            {"simulated_seconds", "simulated (ms)", 3, 1e3},
+                            {"measured_s", "measured (ms)", 3, 1e3},
+                            {"simulated_s", "simulated (ms)", 3, 1e3},
                             {"error", "error (%)", 1, kPercent},
                             {"note", "note"}});
   for (const auto& row : c.rows)

@@ -102,7 +102,7 @@ Simulated simulate(const Scenario& s, int64_t max_sim_ops) {
     out.infeasible_reason = e.infeasible_reason;
     for (size_t m = 0; m < evaluator.metrics.size(); ++m) {
       if (evaluator.metrics[m].column.key == "step_time_s") out.step_time_s = e.values[m];
-      if (evaluator.metrics[m].column.key == "tokens_per_second") out.tokens_per_s = e.values[m];
+      if (evaluator.metrics[m].column.key == "tokens_per_s") out.tokens_per_s = e.values[m];
     }
   } catch (const InputError& e) {  // past --max-sim-ops
     out.infeasible_reason = e.what();

@@ -15,7 +15,7 @@ enum M : size_t { kStep, kTokens, kMfu, kBubble, kMemory, kGpuHours, kSequences,
 
 std::vector<Metric> metrics() {
   return {{{"step_time_s", "step (ms)", 2, 1e3}, false},
-          {{"tokens_per_second", "tokens/s", 0}, true},
+          {{"tokens_per_s", "tokens/s", 0}, true},
           {{"mfu", "MFU (%)", 2, 100}, true},
           {{"bubble_fraction", "bubble (%)", 2, 100}, false},
           {{"memory_per_gpu_bytes", "memory/GPU (GiB)", 2, 1.0 / kGiB}, false},

@@ -137,7 +137,7 @@ reports::Section step_section(const Scenario& s) {
        {"sim_step_time_s", "step time, simulated", sim_step, "s", 1, 3},
        {"sim_vs_analytic", "simulated vs analytic", 100 * (sim_step / est.step_seconds - 1), "%", 1, 2},
        {"tokens_per_step", "tokens per step", est.tokens_per_step, "M tokens", 1e-6, 2},
-       {"tokens_per_second", "throughput", est.tokens_per_second, "tokens/s", 1, 0},
+       {"tokens_per_s", "throughput", est.tokens_per_second, "tokens/s", 1, 0},
        {"mfu", "MFU (non-causal, BF16 peak)", 100 * est.mfu, "%", 1, 2},
        {"mfu_causal", "MFU (causal)", 100 * est.mfu_causal, "%", 1, 2},
        {"bubble_fraction", "bubble fraction, analytic", 100 * est.bubble_fraction(), "%", 1, 2},

@@ -56,7 +56,7 @@ reports::Section headline_section(const Scenario& s) {
   if (s.workload.mode == WorkloadMode::Train) {
     const auto e = cost::step_estimate(s);
     q = {{"step_s", "step time", e.step_seconds, "s", 1, 3},
-         {"tokens_per_second", "training throughput", e.tokens_per_second, "M tokens/s", 1e-6, 3},
+         {"tokens_per_s", "training throughput", e.tokens_per_second, "M tokens/s", 1e-6, 3},
          {"mfu", "MFU (BF16 peak, non-causal)", e.mfu, "%", 100, 1},
          {"bubble_fraction", "pipeline bubble", e.bubble_fraction(), "%", 100, 1},
          {"gpus", fmt::format("GPUs ({})", h.gpu.name), i(h.gpus), fmt::format("GPUs = {} nodes", nodes_of(h, h.gpus))},
@@ -76,7 +76,7 @@ reports::Section headline_section(const Scenario& s) {
   } else {
     const auto e = cost::serve_estimate(s);
     const bool decode = s.workload.phase == ServePhase::Decode;
-    q = {{"tokens_per_second_per_node", decode ? "output tokens/s per node" : "prompt tokens/s per node",
+    q = {{"tokens_per_s_per_node", decode ? "output tokens/s per node" : "prompt tokens/s per node",
           e.tokens_per_second_per_node, "tokens/s", 1, 0},
          {"latency_s", decode ? "time per output token" : "time to first token", e.latency_seconds(), "ms", 1e3, 1},
          {"batch_seqs", "batch per replica", i(s.workload.batch_seqs), "sequences"},
@@ -143,7 +143,7 @@ reports::Section cost_section(const Scenario& s) {
     const double gpu_hours = est.gpu_hours_for_budget;
     std::vector<Quantity> q = {
         {"token_budget", "token budget", s.workload.token_budget, "T tokens", 1e-12, 2},
-        {"tokens_per_second", "training throughput", est.tokens_per_second, "tokens/s", 1, 0},
+        {"tokens_per_s", "training throughput", est.tokens_per_second, "tokens/s", 1, 0},
         {"gpu_hours_per_trillion_tokens", "GPU-hours per 1T tokens", est.gpu_hours_per_trillion_tokens, "K GPU-hours",
          1e-3, 1},
         {"gpu_hours", "GPU-hours for the budget", gpu_hours, "M GPU-hours", 1e-6, 3},
@@ -181,9 +181,9 @@ reports::Section cost_section(const Scenario& s) {
   const bool decode = s.workload.phase == ServePhase::Decode;
   std::vector<Quantity> rate = {
       {"latency_s", decode ? "time per output token" : "time to first token", e.latency_seconds(), "ms", 1e3, 1},
-      {"tokens_per_second_per_gpu", decode ? "output tokens/s per GPU" : "prompt tokens/s per GPU",
+      {"tokens_per_s_per_gpu", decode ? "output tokens/s per GPU" : "prompt tokens/s per GPU",
        e.tokens_per_second_per_gpu, "tokens/s", 1, 0},
-      {"tokens_per_second_per_node", fmt::format("tokens/s per node ({} GPUs)", h.gpus_per_node),
+      {"tokens_per_s_per_node", fmt::format("tokens/s per node ({} GPUs)", h.gpus_per_node),
        e.tokens_per_second_per_node, "tokens/s", 1, 0}};
   if (s.workload.target_tokens_per_second > 0) {
     rate.push_back({"target_tokens_per_second", "serving load", s.workload.target_tokens_per_second, "tokens/s", 1, 0});

@@ -23,7 +23,7 @@ def test_simulate_writes_a_trace(small, tmp_path):
         events = json.load(f)["traceEvents"]
     slices = [e for e in events if e.get("ph") == "X"]
     assert len(slices) == r["trace_slices"] > 0
-    assert r["step_seconds"] > 0
+    assert r["step_s"] > 0
     assert_rows(r["ranks"])
     assert len(r["ranks"]) == r["pp"]
     assert_rows(r["versus_step"]["table"])

@@ -66,7 +66,7 @@ pts = doc["points"] if isinstance(doc, dict) else doc
 vals = [p.get("values", p) for p in pts]
 assert len(pts) == 2, pts
 assert all(math.isfinite(v["step_time_s"]) and v["step_time_s"] > 0 for v in vals), vals
-assert vals[0]["tokens_per_second"] > 0
+assert vals[0]["tokens_per_s"] > 0
 assert "KV cache" in json.dumps(pts[1])
 PY
 echo "report/sweep smoke: ok"

@@ -174,14 +174,14 @@ long_name_trace() {  # long_name_trace OUT CHARS: one kernel whose name is CHARS
     repeat '(' "$2"; echo 'mlp"}]}'; } > "$1"
 }
 long_name_trace "$tmp/name_30k.json" 30000
-accept long_name_30k "measured_seconds|busy" -- compare --trace "$tmp/name_30k.json" --json
+accept long_name_30k "measured_s|busy" -- compare --trace "$tmp/name_30k.json" --json
 long_name_trace "$tmp/name_8m.json" $((8 << 20))
-accept long_name_8m "measured_seconds|busy" -- compare --trace "$tmp/name_8m.json" --json
+accept long_name_8m "measured_s|busy" -- compare --trace "$tmp/name_8m.json" --json
 printf '[patterns]\nmlp = "(a+)+$"\n' > "$tmp/redos.toml"
 { printf '{"traceEvents": [{"ph": "X", "cat": "kernel", "pid": 0, "tid": 7, "ts": 0, "dur": 10, "name": "'
   repeat a 31; printf 'b"}, {"ph": "X", "cat": "kernel", "pid": 0, "tid": 7, "ts": 10, "dur": 10, "name": "'
   repeat a 100000; echo 'b"}]}'; } > "$tmp/redos.json"
-accept redos_pattern "measured_seconds|busy" -- compare --trace "$tmp/redos.json" --patterns "$tmp/redos.toml" --json
+accept redos_pattern "measured_s|busy" -- compare --trace "$tmp/redos.json" --patterns "$tmp/redos.toml" --json
 printf '[patterns]\nmlp = "gemm"\ndispatch = "^(?!.*flash).*dispatch"\n' > "$tmp/lookahead.toml"
 refuse lookahead_pattern "lookahead\.toml:3: patterns\.dispatch: '.*' is not a valid regex \(RE2: .*\)" -- \
   compare --trace "$TRACE" --patterns "$tmp/lookahead.toml"

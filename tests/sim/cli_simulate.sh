@@ -14,7 +14,7 @@ grep -q "simulated step" "$out/table.txt" || fail "table: no step line"
 grep -q "bubble (ms)" "$out/table.txt" || fail "table: no per-rank bubble column"
 
 "$M" simulate -s "$scn" --json --trace "$out/trace.json" > "$out/doc.json" || fail "json: exit $?"
-for key in step_seconds max_bubble_seconds mean_bubble_fraction ranks peak_activation_bytes; do
+for key in step_s max_bubble_s mean_bubble_fraction ranks peak_activation_bytes; do
   grep -q "\"$key\"" "$out/doc.json" || fail "json: no $key"
 done
 for key in versus_step within_bounds trace_slices trace_flows; do

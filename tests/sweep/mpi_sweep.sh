@@ -11,7 +11,7 @@ mkdir -p "$tmp/one" "$tmp/two"
 run_all() {  # run_all DIR LAUNCHER...: the four outputs of one way to run
   local dir=$1; shift
   (cd "$dir" && "$@" "$M" "${SW[@]}" -o s >out.txt && "$@" "$M" "${SW[@]}" >text.txt &&
-   "$@" "$M" "${SW[@]}" --json >rows.json && "$@" "$M" "${SW[@]}" --top 5 --by tokens_per_second >top.txt)
+   "$@" "$M" "${SW[@]}" --json >rows.json && "$@" "$M" "${SW[@]}" --top 5 --by tokens_per_s >top.txt)
 }
 run_all "$tmp/one" env || fail "one process"
 for n in 2 3; do

@@ -48,7 +48,7 @@ scenarios::ScenarioTemplate deepseek() {
 Evaluator toy() {
   Evaluator e;
   e.name = "toy";
-  e.metrics = {{{"step_time_s", "step (ms)", 3, 1e3}, false}, {{"tokens_per_second", "tokens/s", 0}, true}};
+  e.metrics = {{{"step_time_s", "step (ms)", 3, 1e3}, false}, {{"tokens_per_s", "tokens/s", 0}, true}};
   e.evaluate = [](const Scenario& s) {
     const auto& p = s.parallel;
     const double step =
@@ -132,7 +132,7 @@ TEST_CASE("top-K ranking: feasible points by a metric, in its direction") {
   for (size_t i = 1; i < top.size(); ++i) CHECK(r.value(top[i - 1], 0) <= r.value(top[i], 0));
   for (auto p : top_points(r, "step_time_s", 100)) CHECK(p != 0);
   CHECK(top_points(r, "step_time", 100).size() == 11);
-  CHECK(top_points(r, "tokens_per_second", 1) == std::vector<int64_t>{3});  // higher is better
+  CHECK(top_points(r, "tokens_per_s", 1) == std::vector<int64_t>{3});  // higher is better
   CHECK_THROWS_WITH(top_points(r, "latency", 3), Catch::Contains("expected one of step_time_s"));
 }
 
@@ -170,7 +170,7 @@ TEST_CASE("CSV and JSON outputs: complete, typed, atomic, --force to replace") {
   const std::string prefix = (tmp.path / "out").string();
   write_outputs(r, {{"scenario", "deepseek-v3-train"}}, prefix, false);
   const std::string csv = read(prefix + ".csv");
-  CHECK(csv.rfind("parallel.pp,parallel.ep,feasible,step_time_s,tokens_per_second,reason\n", 0) == 0);
+  CHECK(csv.rfind("parallel.pp,parallel.ep,feasible,step_time_s,tokens_per_s,reason\n", 0) == 0);
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 5);
   CHECK(csv.find("4,8,false,") != std::string::npos);
   CHECK(csv.find(",true,") != std::string::npos);

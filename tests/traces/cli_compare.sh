@@ -17,7 +17,7 @@ check_json gzip_same "$(all_within 1e-12)" -- compare --trace "$seed.gz" --simul
 # Issue 15: --list-kernels (classes by stable id), a partial step (--steps 1/120, --window),
 # stable snake_case row ids, the window needing the simulated schedule.
 check_json list_kernels "ks = d['kernels']; assert {k['op_class'] for k in ks} >= {'attention', 'dispatch', 'mlp'}, ks; \
-assert all(set(k) >= {'name', 'count', 'total_seconds', 'op_class', 'direction'} for k in ks)" -- \
+assert all(set(k) >= {'name', 'count', 'total_s', 'op_class', 'direction'} for k in ks)" -- \
   compare --trace "$seed" --list-kernels --json
 check_json row_ids "import re; assert all(re.fullmatch('[a-z0-9_]+', r['id']) for r in d['rows']); \
 assert d['rows'][0]['id'] == 'step_time'" -- compare --trace "$seed" --simulated "$seed"
