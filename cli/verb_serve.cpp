@@ -58,6 +58,8 @@ void run_serve(const Scenario& s, const Output& out, const ServeOptions& o) {
   serving::runs_table(fmt::format("serve {}: {}, {}", s.name, a.requests_source, pools), a.runs).print_text(std::cout);
   std::cout << fmt::format("# KV cache: {} blocks of {} tokens per replica ({} tokens)\n", a.kv_blocks_per_replica,
                            a.kv_block_tokens, a.kv_blocks_per_replica * a.kv_block_tokens);
+  std::cout << "# $/1M in and out: the run's GPU time, idle included, split between prefill and decode by their busy "
+               "time; the two add up to the run's cost\n";
   if (c.slo_ttft_s > 0 || c.slo_tpot_s > 0)
     std::cout << fmt::format(
         "# SLOs: {}, {}; goodput counts requests meeting both\n",

@@ -244,10 +244,15 @@ ServeAnswer serve_named(const Scenario& s, const ServeRequest& r) {
   a.prefill_replica_gpus = gpus_of(prefill ? *prefill : main);
   a.kv_blocks_per_replica = model.kv_blocks();
   a.kv_block_tokens = model.kv_block_tokens();
-  a.requests_source = r.requests_file.empty()
-                          ? fmt::format("Poisson, {} requests of {} in / {} out tokens ({})", r.requests,
-                                        input.mean_tokens, r.output.mean_tokens, length_name(input.kind))
-                          : r.requests_file;
+  constexpr int64_t kRequestsPerReplica = 250;  // in a search's runs: below
+  const bool searching = r.max_rate || r.target_rate_per_s || r.split_search;
+  a.requests_source =
+      r.requests_file.empty()
+          ? fmt::format(
+                "Poisson, {} requests{} of {} in / {} out tokens ({})", r.requests,
+                searching ? fmt::format(" (a search's runs: at least {} per replica)", kRequestsPerReplica) : "",
+                input.mean_tokens, r.output.mean_tokens, length_name(input.kind))
+          : r.requests_file;
   constexpr double kDefaultSearchStartPerS = 1;
   const double rate_per_s = r.rate_per_s.value_or(kDefaultSearchStartPerS);
   // The capacity answer: the target load over what the simulated pools served at the max rate,
@@ -264,7 +269,6 @@ ServeAnswer serve_named(const Scenario& s, const ServeRequest& r) {
   // A search's runs hold at least kRequestsPerReplica requests per replica: with fewer, a pool
   // absorbs a burst it could not sustain, and the search "meets" the SLOs at any rate (200
   // requests over 91 prefill + 2 decode replicas met p99 TTFT 2 s at 4e9 requests/s).
-  constexpr int64_t kRequestsPerReplica = 250;
   const auto size_pools = [&](const ServingConfig& config) {
     Sizing z;
     const int64_t simulated = config.replicas + config.prefill_replicas;
