@@ -40,6 +40,9 @@ void setup_diff(CLI::App& app) {
     api::key_changes_table(d).print_text(std::cout);
     std::cout << "\n";
     api::figure_changes_table(d).print_text(std::cout);
+    if (!d.comparable)
+      std::cout << "# A and B differ in workload.mode or phase: a training step and a serving iteration are shown "
+                   "side by side, with no change\n";
   });
 }
 

@@ -29,13 +29,13 @@ std::optional<double> number(const reports::Cell& c) {
 }
 
 void add_figures(const char* verb, std::vector<reports::Quantity> qa, std::vector<reports::Quantity> qb,
-                 std::vector<FigureChange>& out) {
+                 bool comparable, std::vector<FigureChange>& out) {
   for (auto& q : qa) {
     FigureChange f{verb, q, {}, std::nullopt};
     for (const auto& other : qb)
       if (other.key == q.key) f.b = other.value;
     const auto x = number(q.value), y = number(f.b);
-    if (x && y && *x != 0) f.change = *y / *x - 1;
+    if (comparable && x && y && *x != 0) f.change = *y / *x - 1;
     out.push_back(std::move(f));
   }
 }
@@ -55,8 +55,11 @@ ScenarioDiff diff_scenarios(const Scenario& a, const Scenario& b) {
     const json w = other == kb.end() ? json(nullptr) : other->second;
     if (v != w) d.keys.push_back({k, v, w});
   }
-  add_figures("step", step_quantities(a), step_quantities(b), d.figures);
-  add_figures("memory", memory_quantities(a), memory_quantities(b), d.figures);
+  // A training step and a serving iteration share names, not meaning: side by side only.
+  d.comparable = a.workload.mode == b.workload.mode &&
+                 (a.workload.mode == WorkloadMode::Train || a.workload.phase == b.workload.phase);
+  add_figures("step", step_quantities(a), step_quantities(b), d.comparable, d.figures);
+  add_figures("memory", memory_quantities(a), memory_quantities(b), d.comparable, d.figures);
   return d;
 }
 

@@ -122,6 +122,9 @@ def test_diff_equals_the_cli(train, cli_json, data_dir):
     assert "model.layers" in changed and "hardware.gpu" in changed
     step = next(f for f in d["figures"] if f["figure"] == "step_s")
     assert step["change"] == pytest.approx(step["b"] / step["a"] - 1)
+    # A training step against a serving iteration: side by side, no change.
+    serving = mhcsim.diff(train, mhcsim.load(os.path.join(data_dir, "deepseek_v3_serve.toml")))
+    assert all(f["change"] is None for f in serving["figures"])
 
 
 def test_stability_equals_the_cli(cli_json, data_dir):

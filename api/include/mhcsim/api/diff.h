@@ -27,6 +27,8 @@ struct FigureChange {
 struct ScenarioDiff {
   std::vector<KeyChange> keys;
   std::vector<FigureChange> figures;
+  // Both train, or both serve the same phase; otherwise the figures have no change.
+  bool comparable = true;
 };
 
 ScenarioDiff diff_scenarios(const Scenario& a, const Scenario& b);
