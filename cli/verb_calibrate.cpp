@@ -81,7 +81,7 @@ void setup_calibrate(CLI::App& app) {
   cmd->add_option("--from", opts->from,
                   "Google Benchmark JSON (--benchmark_out) to fit instead of running kernels/bench "
                   "(repeatable)")
-      ->check(CLI::ExistingFile);
+      ->check(path_flag("a Google Benchmark JSON file"));
   cmd->add_option("-o,--output", opts->output, "Profile to write (JSON, written atomically)")
       ->capture_default_str()
       ->check(path_flag());

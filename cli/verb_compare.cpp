@@ -68,7 +68,13 @@ void setup_compare(CLI::App& app) {
   cmd->add_option("--window", opts->request.window,
                   "What part of a step the trace covers: step, micro-batch, chunk-pair (one forward and one "
                   "backward chunk, DualPipe's F&B) or a fraction such as 1/120; the measured idle time is not "
-                  "scaled up");
+                  "scaled up")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            return text.empty() ? std::string("empty (expected step, micro-batch, chunk-pair or a fraction)")
+                                : std::string();
+          },
+          ""));
   cmd->add_flag("--list-kernels", opts->request.list_kernels,
                 "List every kernel name of the trace with its count, total time, class and direction, and stop");
   cmd->add_option("--rank", opts->request.rank,
@@ -77,11 +83,11 @@ void setup_compare(CLI::App& app) {
   add_sim_budget_option(*cmd, opts->request.max_sim_ops);
   cmd->add_option("--max-trace-bytes", opts->request.limits.max_bytes,
                   "Largest trace accepted, in bytes of JSON after decompression (a bound on time)")
-      ->check(CLI::Range(uint64_t{1}, std::numeric_limits<uint64_t>::max()))
+      ->check(int_flag(1, std::numeric_limits<int64_t>::max()))
       ->capture_default_str();
   cmd->add_option("--max-trace-events", opts->request.limits.max_events,
                   "Most traceEvents entries accepted (a bound on memory: 32 bytes per kernel)")
-      ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()))
+      ->check(int_flag(1, std::numeric_limits<int64_t>::max()))
       ->capture_default_str();
   add_scenario_options(*cmd, opts->scn);
   add_output_options(*cmd, opts->out);

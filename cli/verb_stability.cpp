@@ -4,6 +4,7 @@
 // mappings file dumped from a checkpoint. Table, or --json with the curves over depth.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -38,7 +39,10 @@ std::vector<int64_t> int_list(const std::string& text, const std::string& key) {
     std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (auto why = scenarios::key_value_problem(key, item); !why.empty() || item.empty())
       throw InputError(key, fmt::format("'{}': {}", text, item.empty() ? "empty value (expected a,b,c)" : why));
-    values.push_back(std::stoll(item));
+    const int64_t value = std::stoll(item);
+    if (std::find(values.begin(), values.end(), value) != values.end())
+      throw InputError(key, fmt::format("'{}': value {} given twice", text, value));
+    values.push_back(value);
     if (comma == std::string::npos) return values;
     start = comma + 1;
   }

@@ -56,7 +56,12 @@ std::vector<Field<S>> published_schema() {
 std::vector<Field<S>> build_schema() {
   std::vector<Field<S>> schema{
       string_field<S>(
-          "name", [](S& s, std::string v) { s.name = std::move(v); }, true),
+          "name",
+          [](S& s, std::string v) {
+            if (v.empty()) throw InputError("name", "empty (expected the scenario's name, which every output carries)");
+            s.name = std::move(v);
+          },
+          true),
       string_field<S>("source", [](S& s, std::string v) { s.source = std::move(v); }),
 
       string_field<S>("model.name", [](S& s, std::string v) { s.model.name = std::move(v); }),

@@ -94,7 +94,8 @@ refuse patterns_urandom "/dev/urandom: cannot open patterns file \(a character d
   --patterns /dev/urandom
 refuse from_dev "/dev/zero: cannot open benchmark file \(a character device" -- calibrate --from /dev/zero -o "$tmp/p.json"
 refuse from_fifo "fifo: cannot open benchmark file \(a FIFO" -- calibrate --from "$tmp/fifo" -o "$tmp/p.json"
-refuse from_dir "--from" -- calibrate --from "$tmp/dir" -o "$tmp/p.json"
+refuse from_dir "dir: cannot open benchmark file \(a directory" -- calibrate --from "$tmp/dir" -o "$tmp/p.json"
+refuse from_empty "--from: empty path" -- calibrate --from "" -o "$tmp/p.json"
 
 # --- U1: a path in a scenario may name any readable file; its content never reaches the error.
 kSecret='root:$6$NotToBeEchoed0123456789:19000:0:99999:7:::'

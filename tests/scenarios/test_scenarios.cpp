@@ -372,6 +372,7 @@ TEST_CASE("overrides from --set go through the same validation") {
     CHECK(e.where().file == "--set");
     CHECK(std::string(e.what()) == "--set: parallel.pp: expected integer in [1, 4096] (got a string)");
     CHECK(error_of(text, {parse_override("parallel.pp=15")}).reason().find("even") != std::string::npos);
+    CHECK(error_of(text, {parse_override("name=\"\"")}).reason().starts_with("empty"));
     CHECK(error_of(text, {parse_override("parallel.ppp=8")}).reason() == "unknown key (did you mean 'parallel.pp'?)");
     // Digits past 64 bits on an integer key are out of range, not "a string"; what is no TOML
     // decimal integer (08, 1__6) is still a string, and a string key takes digits as its text.
