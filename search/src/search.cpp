@@ -191,6 +191,8 @@ bool better(Objective o, const Priced& a, const Priced& b) {
   const double va = objective_value(o, a), vb = objective_value(o, b);
   if (va != vb) return higher_is_better(o) ? va > vb : va < vb;
   if (a.tokens_per_s != b.tokens_per_s) return a.tokens_per_s > b.tokens_per_s;
+  // As fast for the same cost: the layout with more memory to spare is the safer one.
+  if (a.headroom_bytes != b.headroom_bytes) return a.headroom_bytes > b.headroom_bytes;
   return a.index < b.index;
 }
 
