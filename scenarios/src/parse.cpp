@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <string>
 #include <string_view>
 
 #include "mhcsim/toml_nesting.h"
@@ -49,8 +52,17 @@ toml::table parse_override_value(const Override& o) {
                          digits.find("__") == std::string_view::npos &&
                          std::all_of(digits.begin(), digits.end(),
                                      [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '_'; });
-    if (decimal && scenario_schema()[schema_index(o)].expected.rfind("integer", 0) == 0)
+    const std::string& expected = scenario_schema()[schema_index(o)].expected;
+    if (decimal && expected.rfind("integer", 0) == 0)
       throw InputError(o.key, fmt::format("{} is out of range (an integer past 64 bits)", o.value), kSetLocation);
+    // Nor is a float past a double's range (1e400): out of range for a number key, not "a string".
+    const std::string text(o.value);
+    char* end = nullptr;
+    errno = 0;
+    (void)std::strtod(text.c_str(), &end);
+    if (!text.empty() && end == text.c_str() + text.size() && errno == ERANGE &&
+        expected.find("number") != std::string::npos)
+      throw InputError(o.key, fmt::format("{} is out of range (past a double)", o.value), kSetLocation);
     std::string quoted = "\"";
     for (char ch : o.value) quoted += (ch == '"' || ch == '\\') ? std::string{'\\', ch} : std::string{ch};
     try {

@@ -378,6 +378,8 @@ TEST_CASE("overrides from --set go through the same validation") {
     // decimal integer (08, 1__6) is still a string, and a string key takes digits as its text.
     CHECK(error_of(text, {parse_override("parallel.pp=1180591620717411303424")}).reason() ==
           "1180591620717411303424 is out of range (an integer past 64 bits)");
+    CHECK(error_of(text, {parse_override("parallel.overlap=1e400")}).reason() ==
+          "1e400 is out of range (past a double)");
     CHECK(error_of(text, {parse_override("parallel.pp=08")}).reason().find("got a string") != std::string::npos);
     CHECK(error_of(text, {parse_override("parallel.pp=1__6")}).reason().find("got a string") != std::string::npos);
     CHECK(
