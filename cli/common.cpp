@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <memory>
+#include <set>
 #include <type_traits>
 
 #include "mhcsim/calib/attach.h"
@@ -128,6 +129,17 @@ void Output::print_document(nlohmann::json inputs, nlohmann::json results) const
   print_json(api::document(meta, std::move(inputs), std::move(results)));
 }
 
+namespace {
+bool is_scenario_key(const std::string& key) {
+  static const std::set<std::string> keys = [] {
+    std::set<std::string> all;
+    for (const auto& k : scenarios::scenario_keys()) all.insert(k.key);
+    return all;
+  }();
+  return keys.count(key) > 0;
+}
+}  // namespace
+
 CLI::App* add_scenario_verb(CLI::App& app, const std::string& name, const std::string& help, ScenarioVerbRun run) {
   struct Options {
     ScenarioOptions scn;
@@ -143,8 +155,8 @@ CLI::App* add_scenario_verb(CLI::App& app, const std::string& name, const std::s
       run(s, Output{opts->out.json, {name, s.name, s.path, opts->scn.overrides}});
     } catch (const InputError& e) {
       // The cost model names a scenario key and knows no file: name the scenario's. A flag's
-      // error ("--rate") and one that has its place already go out as they are.
-      if (!e.where().file.empty() || e.key().empty() || e.key().front() == '-') throw;
+      // error ("--rate", "tokens") and one that has its place already go out as they are.
+      if (!e.where().file.empty() || !is_scenario_key(e.key())) throw;
       throw InputError(e.key(), e.reason(), {s.path, 0});
     }
   });

@@ -68,13 +68,7 @@ void setup_compare(CLI::App& app) {
   cmd->add_option("--window", opts->request.window,
                   "What part of a step the trace covers: step, micro-batch, chunk-pair (one forward and one "
                   "backward chunk, DualPipe's F&B) or a fraction such as 1/120; the measured idle time is not "
-                  "scaled up")
-      ->check(CLI::Validator(
-          [](std::string& text) {
-            return text.empty() ? std::string("empty (expected step, micro-batch, chunk-pair or a fraction)")
-                                : std::string();
-          },
-          ""));
+                  "scaled up (default step)");
   cmd->add_flag("--list-kernels", opts->request.list_kernels,
                 "List every kernel name of the trace with its count, total time, class and direction, and stop");
   cmd->add_option("--rank", opts->request.rank,

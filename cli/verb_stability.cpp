@@ -4,17 +4,17 @@
 // mappings file dumped from a checkpoint. Table, or --json with the curves over depth.
 #include <fmt/format.h>
 
-#include <algorithm>
+#include <charconv>
 #include <iostream>
 #include <limits>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common.h"
 #include "mhcsim/api/stability.h"
 #include "mhcsim/error.h"
-#include "mhcsim/scenarios/load.h"
 #include "verbs.h"
 
 namespace mhcsim::cli {
@@ -29,19 +29,20 @@ void run_stability(const Scenario& s, const Output& out, const api::StabilityReq
   a.depth.print_text(std::cout);
 }
 
-// "1,3,5" as its values, each checked as `key` would be in a scenario. CLI11's own delimiter
-// drops empty items, so "1,,2" would read as 1,2: the list is split here instead.
-// Throws InputError naming `key`.
-std::vector<int64_t> int_list(const std::string& text, const std::string& key) {
+// "1,3,5" as its decimal integers; api::stability checks their range and repeats. CLI11's own
+// delimiter drops empty items, so "1,,2" would read as 1,2: the list is split here instead.
+std::vector<int64_t> int_list(const std::string& text) {
   std::vector<int64_t> values;
   for (size_t start = 0;;) {
     const size_t comma = text.find(',', start);
-    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (auto why = scenarios::key_value_problem(key, item); !why.empty() || item.empty())
-      throw InputError(key, fmt::format("'{}': {}", text, item.empty() ? "empty value (expected a,b,c)" : why));
-    const int64_t value = std::stoll(item);
-    if (std::find(values.begin(), values.end(), value) != values.end())
-      throw InputError(key, fmt::format("'{}': value {} given twice", text, value));
+    const std::string_view item =
+        std::string_view(text).substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    int64_t value = 0;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
+    if (item.empty() || ec != std::errc() || end != item.data() + item.size())
+      throw InputError("", fmt::format("'{}': {}", text,
+                                       item.empty() ? std::string("empty value (expected a,b,c)")
+                                                    : fmt::format("'{}' is not a decimal integer", item)));
     values.push_back(value);
     if (comma == std::string::npos) return values;
     start = comma + 1;
@@ -56,8 +57,7 @@ void setup_stability(CLI::App& app) {
   auto* cmd = add_scenario_verb(app, "stability",
                                 "Composite residual gain of HC vs mHC over depth, Sinkhorn t_max and precision",
                                 [o, iters_text](const Scenario& s, const Output& out) {
-                                  if (!iters_text->empty())
-                                    o->sinkhorn_iters = int_list(*iters_text, "model.mhc.sinkhorn_iters");
+                                  if (!iters_text->empty()) o->sinkhorn_iters = int_list(*iters_text);
                                   run_stability(s, out, *o);
                                 });
   auto* n = cmd->add_option("--n", o->n, "Expansion rate n (default: model.mhc.n, or 4 for a plain residual)")
@@ -69,7 +69,7 @@ void setup_stability(CLI::App& app) {
       ->check(CLI::Validator(
           [](std::string& text) -> std::string {
             try {
-              (void)int_list(text, "model.mhc.sinkhorn_iters");
+              (void)int_list(text);
               return "";
             } catch (const InputError& e) {
               return e.reason();

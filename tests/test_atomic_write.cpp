@@ -85,8 +85,10 @@ TEST_CASE("output paths that cannot be written are refused before any work, nami
     CHECK(nlohmann::json::parse(with_written_by(empty, "search")) ==
           nlohmann::json{{"written_by", written_by("search")}});
   // One that only mentions mhcsim further in is not one mhcsim wrote.
-  write_file_atomically(tmp.path / "theirs.json", std::string(600, ' ') + "{\"written_by\": \"mhcsim x\"}");
+  write_file_atomically(tmp.path / "theirs.json", std::string(600, ' ') + "{\"written_by\": \"mhcsim x 1.0\"}");
   CHECK_FALSE(written_by_mhcsim(tmp.path / "theirs.json", "x"));
+  write_file_atomically(tmp.path / "near.json", std::string(10, ' ') + "{\"written_by\": \"mhcsim x 1.0\"}");
+  CHECK(written_by_mhcsim(tmp.path / "near.json", "x"));  // the same key in the first bytes is
   // A link to a FIFO is not read (the open would block): not ours, and refused, not hung.
   REQUIRE(::mkfifo((tmp.path / "fifo").c_str(), 0600) == 0);
   fs::create_symlink(tmp.path / "fifo", tmp.path / "link.json");

@@ -45,10 +45,10 @@ Window window_of(const CompareRequest& r, const Side& simu) {
     throw InputError(name(kSteps), fmt::format("'{}' is not a number of steps (expected N, 0.25 or 1/120, between "
                                                "1e-6 and 1e6)",
                                                r.steps));
-  if (!r.window.empty() && r.steps != "1")
+  if (r.window != "step" && r.steps != "1")
     throw InputError(name(kWindow), fmt::format("give {} or {}, not both (a fractional {} is a window)", name(kWindow),
                                                 name(kSteps), name(kSteps)));
-  if (r.window.empty() || r.window == "step") {
+  if (r.window == "step") {
     if (*steps >= 1) {
       w.steps = *steps;
       w.what = fmt::format("{} step(s) in the trace", r.steps);
@@ -92,7 +92,7 @@ nlohmann::json compare_inputs(const CompareRequest& r) {
           {"simulated_trace", or_null(r.simulated_trace)},
           {"patterns", or_null(r.patterns)},
           {"steps", r.steps},
-          {"window", or_null(r.window)},
+          {"window", r.window},
           {"rank", r.rank},
           {"list_kernels", r.list_kernels}};
 }

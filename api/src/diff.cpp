@@ -91,7 +91,7 @@ json to_json(const ScenarioDiff& d) {
                        {"a", reports::cell_json(f.a.value)},
                        {"b", reports::cell_json(f.b)},
                        {"change", f.change ? json(*f.change) : json(nullptr)}});
-  return {{"keys", keys}, {"figures", figures}};
+  return {{"keys", keys}, {"figures", figures}, {"comparable", d.comparable}};
 }
 
 }  // namespace mhcsim::api

@@ -221,7 +221,12 @@ ServeAnswer serve_named(const Scenario& s, const ServeRequest& r) {
   if (!r.prefill_scenario.empty()) {
     const Scenario other = scenarios::load_scenario(r.prefill_scenario);
     require_same_model(s, other, serve_args::kPrefillScenario.in(r.names));
-    prefill = std::make_unique<Deployment>(other);
+    try {
+      prefill = std::make_unique<Deployment>(other);
+    } catch (const InputError& e) {  // the model's errors name a key, not which of the two files
+      if (!e.where().file.empty()) throw;
+      throw InputError(e.key(), e.reason(), {other.path, 0});
+    }
   }
   // Poisson arrivals at `rate` on the pools of `config`.
   const LengthDistribution input{

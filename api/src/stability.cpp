@@ -31,7 +31,13 @@ void check(const StabilityRequest& r) {
   const auto names = r.names;
   if (r.n != 0) require_key_value(r.n, "model.mhc.n", kN, names);
   if (r.layers != 0) require_key_value(r.layers, "model.layers", kLayers, names);
-  for (const int64_t t : r.sinkhorn_iters) require_key_value(t, "model.mhc.sinkhorn_iters", kSinkhornIters, names);
+  for (size_t i = 0; i < r.sinkhorn_iters.size(); ++i) {
+    const int64_t t = r.sinkhorn_iters[i];
+    require_key_value(t, "model.mhc.sinkhorn_iters", kSinkhornIters, names);
+    if (std::find(r.sinkhorn_iters.begin(), r.sinkhorn_iters.begin() + static_cast<std::ptrdiff_t>(i), t) !=
+        r.sinkhorn_iters.begin() + static_cast<std::ptrdiff_t>(i))
+      throw InputError(kSinkhornIters.in(names), fmt::format("{} given twice", t));
+  }
   if (!std::isfinite(r.noise) || r.noise < 0 || r.noise > kMaxStabilityNoise)
     throw InputError(kNoise.in(names),
                      fmt::format("{} is out of range (expected number in [0, {}])", r.noise, kMaxStabilityNoise));

@@ -161,6 +161,8 @@ void require_output_file(const fs::path& path, bool replace, const char* option,
       fmt::format("mhcsim {}", verb));
 }
 
+std::vector<fs::path> leftover_temporaries(const fs::path& target) { return detail::leftovers(target, "tmp"); }
+
 OutputBatch::~OutputBatch() {
   std::error_code ignored;
   for (const auto& p : pending_) fs::remove(p.temp, ignored);

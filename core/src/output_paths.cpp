@@ -48,18 +48,20 @@ fs::path sibling(const fs::path& target, const char* kind) {
   return output_folder(target) / fmt::format(".{}.{}.{}", target.filename().string(), kind, ::getpid());
 }
 
-void clean_stale(const fs::path& target) {
-  const std::string name = target.filename().string();
-  const std::string tmp_prefix = "." + name + ".tmp.", old_prefix = "." + name + ".old.";
-  std::vector<fs::path> temps, olds;
+std::vector<fs::path> leftovers(const fs::path& target, const char* kind) {
+  const std::string prefix = fmt::format(".{}.{}.", target.filename().string(), kind);
+  std::vector<fs::path> found;
   std::error_code ec;
-  for (fs::directory_iterator it(output_folder(target), ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string entry = it->path().filename().string();
-    if (const pid_t pid = leftover_pid(entry, tmp_prefix); pid > 0 && process_gone(pid)) temps.push_back(it->path());
-    if (const pid_t pid = leftover_pid(entry, old_prefix); pid > 0 && process_gone(pid)) olds.push_back(it->path());
-  }
-  for (const auto& t : temps) fs::remove_all(t, ec);
-  for (const auto& o : olds) {
+  for (fs::directory_iterator it(output_folder(target), ec), end; !ec && it != end; it.increment(ec))
+    if (const pid_t pid = leftover_pid(it->path().filename().string(), prefix); pid > 0 && process_gone(pid))
+      found.push_back(it->path());
+  return found;
+}
+
+void clean_stale(const fs::path& target) {
+  std::error_code ec;
+  for (const auto& t : leftovers(target, "tmp")) fs::remove_all(t, ec);
+  for (const auto& o : leftovers(target, "old")) {
     if (fs::symlink_status(target, ec).type() == fs::file_type::not_found)
       fs::rename(o, target, ec);
     else

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mhcsim::detail {
 
@@ -15,6 +16,9 @@ std::filesystem::path output_folder(const std::filesystem::path& target);
 
 // .NAME.KIND.PID beside the target; KIND is "tmp" or "old".
 std::filesystem::path sibling(const std::filesystem::path& target, const char* kind);
+
+// .NAME.KIND.PID beside the target whose process is gone: what a killed run left.
+std::vector<std::filesystem::path> leftovers(const std::filesystem::path& target, const char* kind);
 
 // Removes .NAME.tmp.PID whose process is gone; and restores .NAME.old.PID when NAME is missing
 // (a two-step directory replace killed between its renames), removing it otherwise.

@@ -51,7 +51,7 @@ void validate_model(const ModelSpec& m) {
   if (!m.is_moe() || m.dense_layers > 0)
     check(m.ffn_hidden >= 1, "model.ffn_hidden", "dense layers need an FFN size >= 1");
   check(m.mhc_n >= 1, "model.mhc_n", "must be >= 1");
-  check(m.sinkhorn_iters >= 0, "model.sinkhorn_iters", "must be >= 0");
+  check(m.sinkhorn_iters >= 0, "model.mhc.sinkhorn_iters", "must be >= 0");
 }
 
 double attention_parameters_per_layer(const ModelSpec& m) {

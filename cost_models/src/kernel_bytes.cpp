@@ -10,7 +10,7 @@ constexpr double kF32 = 4.0;  // coefficients, weights, routing weights
 constexpr double kIdx = 4.0;  // int32 indices
 
 void require_shape(int64_t n, int64_t channels, int64_t tokens) {
-  check(n >= 1, "model.mhc_n", "expansion rate must be >= 1");
+  check(n >= 1, "model.mhc.n", "expansion rate must be >= 1");
   check(channels >= 1, "model.hidden", "channels must be >= 1");
   check(tokens >= 0, "tokens", "token count must be >= 0");
 }

@@ -8,7 +8,7 @@
 namespace mhcsim::cost {
 
 namespace {
-void require_n(int64_t n) { check(n >= 1, "model.mhc_n", "expansion rate must be >= 1"); }
+void require_n(int64_t n) { check(n >= 1, "model.mhc.n", "expansion rate must be >= 1"); }
 TrafficRow sum_rows(std::string name, const std::vector<TrafficRow>& rows) {
   TrafficRow s{std::move(name), {}, {}};
   for (const auto& r : rows) {

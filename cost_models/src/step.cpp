@@ -144,8 +144,8 @@ StepEstimate step_estimate(const Scenario& s) {
     e.bubble_seconds += 2.0 * static_cast<double>((p.pp - 1) * stages_per_rank(p.schedule, p.virtual_stages)) * send;
   }
 
-  // ZeRO-1/2 reduce-scatter the gradients and all-gather the parameters after the step,
-  // overlapped with the backward up to `overlap`.
+  // ZeRO-1/2 reduce-scatter the gradients and all-gather the parameters, up to `overlap` of it
+  // behind the rank's computation.
   const auto params = rank_parameters(s);
   const double grad = bytes_per_element(s.precision.grads);
   // Context-parallel ranks hold the same parameters: gradients reduce over DP x CP.
@@ -163,9 +163,10 @@ StepEstimate step_estimate(const Scenario& s) {
             (dp_sync_seconds(s, params.dense * weight, d(p.dp * p.cp)) +
              dp_sync_seconds(s, params.experts * weight, expert_dp));
   }
-  // Communication hides behind computation, so no more of it than the rank computes: ZeRO-3's
-  // gathers at 2x its compute leave the difference exposed at any overlap.
-  e.dp_sync_seconds = sync - std::min(p.overlap * sync, e.busy_seconds);
+  // Communication hides behind computation, so no more of it than the rank computes (its busy
+  // time less the exposed all-to-all, when the NICs are taken): ZeRO-3's gathers at 2x its
+  // compute leave the difference exposed at any overlap.
+  e.dp_sync_seconds = sync - std::min(p.overlap * sync, e.busy_seconds - e.exposed_a2a_per_rank_seconds);
 
   e.step_seconds = e.busy_seconds + e.pp_exposed_seconds + e.bubble_seconds + e.dp_sync_seconds;
   e.tokens_per_step = d(p.dp * p.micro_batches * w.micro_batch_seqs * w.seq_len);

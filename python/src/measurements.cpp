@@ -27,7 +27,7 @@ py::object compare(const std::string& trace, const std::optional<LoadedScenario>
   r.simulated_trace = simulated.value_or("");
   r.patterns = patterns.value_or("");
   r.steps = steps;
-  r.window = window.value_or("");
+  r.window = window.value_or("step");
   r.rank = rank;
   r.list_kernels = list_kernels;
   r.max_sim_ops = max_sim_ops;

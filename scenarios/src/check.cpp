@@ -138,19 +138,18 @@ void derive_dp(Scenario& s, const Checker& c) {
 }
 
 // A --set of a workload key that only the other mode reads would change nothing without a
-// word: a serving run's workload.seq_len, a training run's workload.phase. In a file such keys
-// may stay (a training scenario run with --set workload.mode=serve keeps its seq_len); context_len,
-// batch_seqs and kv_block_tokens are read in either mode (kv, a2a and the report's KV figures).
+// word: a serving run's token budget, a training run's workload.phase. In a file such keys may
+// stay (a training scenario run with --set workload.mode=serve keeps its batch). seq_len,
+// micro_batch_seqs, context_len, batch_seqs and kv_block_tokens are read in either mode
+// (traffic, kv, a2a and the report's KV figures use them).
 void check_mode_keys(const Scenario& s, const Checker& c) {
   const bool train = s.workload.mode == WorkloadMode::Train;
-  const std::vector<const char*> train_only{"workload.seq_len", "workload.micro_batch_seqs",
-                                            "workload.global_batch_seqs", "workload.token_budget"};
+  const std::vector<const char*> train_only{"workload.global_batch_seqs", "workload.token_budget"};
   const std::vector<const char*> serve_only{"workload.phase", "workload.target_tokens_per_second"};
   for (const char* key : train ? serve_only : train_only)
     c.require(!c.keys.has(key) || c.keys.at(key).file != "--set", key,
-              fmt::format("only for mode = {} (this scenario's workload.mode is {}{})", train ? "serve" : "train",
-                          train ? "train" : "serve",
-                          train ? "" : "; serving reads workload.context_len and workload.batch_seqs"));
+              fmt::format("only for mode = {} (this scenario's workload.mode is {})", train ? "serve" : "train",
+                          train ? "train" : "serve"));
 }
 
 // workload.global_batch_seqs (Megatron's --global-batch-size) fixes the micro-batches per
@@ -158,8 +157,7 @@ void check_mode_keys(const Scenario& s, const Checker& c) {
 void derive_micro_batches(Scenario& s, const Checker& c) {
   const auto& w = s.workload;
   auto& p = s.parallel;
-  if (w.global_batch_seqs == 0) return;
-  c.require(w.mode == WorkloadMode::Train, "workload.global_batch_seqs", "only for mode = train");
+  if (w.global_batch_seqs == 0 || w.mode != WorkloadMode::Train) return;  // check_mode_keys: serving
   const int64_t per_micro_batch = p.dp * w.micro_batch_seqs;
   c.require(w.global_batch_seqs % per_micro_batch == 0, "workload.global_batch_seqs",
             fmt::format("{} sequences do not split into DP {} x micro_batch_seqs {} = {} per micro-batch",

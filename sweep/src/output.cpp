@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <fstream>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
@@ -36,11 +37,19 @@ void feed(const SweepResult& r, const BlockSink& sink) {
   }
 }
 
-// Whether `json` is the manifest a sweep wrote for `csv` as the CSV is now: its "meta" object,
-// the last line, names the CSV with its size and FNV-1a 64. A CSV has no room for a written_by
-// key, and a manifest beside a CSV the user wrote since must not vouch for it.
-bool vouches_for(const std::filesystem::path& json, const std::filesystem::path& csv) {
-  if (!written_by_mhcsim(json, "sweep")) return false;
+// A sweep's manifest records its CSV's name, size and hash in "meta", its last line.
+struct CsvEntry {
+  std::string file;
+  uint64_t bytes = 0;
+  std::string fnv1a64;
+};
+
+std::string hash_text(uint64_t hash) { return fmt::format("{:016x}", hash); }
+
+// The CSV entry of `json` when it is a manifest `mhcsim sweep` wrote; none for anything else
+// (another file, a hand edit with the wrong types, a meta line past 1 MiB).
+std::optional<CsvEntry> manifest_entry(const std::filesystem::path& json) {
+  if (!written_by_mhcsim(json, "sweep")) return std::nullopt;
   std::ifstream in(json, std::ios::binary | std::ios::ate);
   const std::streamoff size = in.tellg();
   constexpr std::streamoff kTail = 1 << 20;  // the meta line holds the overrides: far below this
@@ -48,32 +57,42 @@ bool vouches_for(const std::filesystem::path& json, const std::filesystem::path&
   const std::string tail((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const auto at = tail.rfind("\n\"meta\": ");
   const auto close = tail.find_last_of('}');
-  if (at == std::string::npos || close == std::string::npos || close < at) return false;
+  if (at == std::string::npos || close == std::string::npos || close < at) return std::nullopt;
   const auto meta = nlohmann::json::parse(tail.substr(at + 9, close - at - 9), nullptr, false);
-  if (meta.is_discarded() || !meta.contains("csv") || !meta["csv"].is_object()) return false;
-  const auto& entry = meta["csv"];
-  std::ifstream data(csv, std::ios::binary);
-  uint64_t bytes = 0, hash = kFnv1a64Offset;
-  std::array<char, 1 << 16> chunk{};
-  while (data.read(chunk.data(), chunk.size()) || data.gcount() > 0) {
-    const auto n = static_cast<size_t>(data.gcount());
-    hash = fnv1a64_update(hash, std::string_view(chunk.data(), n));
-    bytes += n;
-  }
-  return entry.value("file", "") == csv.filename().string() && entry.value("bytes", uint64_t{0}) == bytes &&
-         entry.value("fnv1a64", "") == fmt::format("{:016x}", hash);
+  if (!meta.is_object() || !meta.contains("csv")) return std::nullopt;
+  const auto& e = meta["csv"];
+  if (!e.is_object() || !e.contains("file") || !e["file"].is_string() || !e.contains("bytes") ||
+      !e["bytes"].is_number_unsigned() || !e.contains("fnv1a64") || !e["fnv1a64"].is_string())
+    return std::nullopt;
+  return CsvEntry{e["file"].get<std::string>(), e["bytes"].get<uint64_t>(), e["fnv1a64"].get<std::string>()};
 }
 
-// The CSV is a sweep's when PREFIX.json vouches for it, or, for a sweep killed between its two
-// renames (OutputBatch::commit: the CSV is in place, its manifest still a temporary), when that
-// temporary does.
+// The CSV is a sweep's when PREFIX.json records it as it is now (a CSV has no room for a
+// written_by key, and one the user wrote over since is theirs), or, for a sweep killed between
+// its two renames (the CSV in place, its manifest still a temporary), when that temporary does.
+// Only a regular file of the recorded size is read: a FIFO or a user's 50 GB file is not.
 bool sweep_wrote(const std::filesystem::path& csv, const std::filesystem::path& json) {
-  if (vouches_for(json, csv)) return true;
-  const std::string temp_prefix = fmt::format(".{}.tmp.", json.filename().string());
   std::error_code ec;
-  for (std::filesystem::directory_iterator it(csv.parent_path().empty() ? "." : csv.parent_path(), ec), end;
-       !ec && it != end; it.increment(ec))
-    if (it->path().filename().string().starts_with(temp_prefix) && vouches_for(it->path(), csv)) return true;
+  if (!std::filesystem::is_regular_file(csv, ec)) return false;
+  const uint64_t size = std::filesystem::file_size(csv, ec);
+  if (ec) return false;
+  std::optional<std::string> hash;  // read once, when a manifest's name and size match
+  const auto vouches = [&](const std::filesystem::path& manifest) {
+    const auto entry = manifest_entry(manifest);
+    if (!entry || entry->file != csv.filename().string() || entry->bytes != size) return false;
+    if (!hash) {
+      std::ifstream data(csv, std::ios::binary);
+      uint64_t h = kFnv1a64Offset;
+      std::array<char, 1 << 16> chunk{};
+      while (data.read(chunk.data(), chunk.size()) || data.gcount() > 0)
+        h = fnv1a64_update(h, std::string_view(chunk.data(), static_cast<size_t>(data.gcount())));
+      hash = hash_text(h);
+    }
+    return entry->fnv1a64 == *hash;
+  };
+  if (vouches(json)) return true;
+  for (const auto& temp : leftover_temporaries(json))
+    if (vouches(temp)) return true;
   return false;
 }
 
@@ -172,8 +191,7 @@ void stream_outputs(const std::vector<SweepAxis>& axes, const std::vector<Metric
         json_out << w.json_rows(block);
       });
       nlohmann::json manifest = meta;
-      manifest["csv"] = {
-          {"file", csv.filename().string()}, {"bytes", bytes}, {"fnv1a64", fmt::format("{:016x}", hash)}};
+      manifest["csv"] = {{"file", csv.filename().string()}, {"bytes", bytes}, {"fnv1a64", hash_text(hash)}};
       json_out << w.json_tail(manifest);
     });
   });

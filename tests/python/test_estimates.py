@@ -124,7 +124,8 @@ def test_diff_equals_the_cli(train, cli_json, data_dir):
     assert step["change"] == pytest.approx(step["b"] / step["a"] - 1)
     # A training step against a serving iteration: side by side, no change.
     serving = mhcsim.diff(train, mhcsim.load(os.path.join(data_dir, "deepseek_v3_serve.toml")))
-    assert all(f["change"] is None for f in serving["figures"])
+    assert all(f["change"] is None for f in serving["figures"]) and not serving["comparable"]
+    assert d["comparable"]
 
 
 def test_stability_equals_the_cli(cli_json, data_dir):

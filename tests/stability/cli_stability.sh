@@ -74,7 +74,8 @@ one_line one_line_nan "$M" stability -s "$S" --mappings "$tmp/nan.npy"
 check samples_zero 2 "--samples" -- "$M" stability -s "$S" --samples 0
 check iters_zero 2 "out of range" -- "$M" stability -s "$S" --sinkhorn-iters 1,0
 check iters_empty 2 "empty value" -- "$M" stability -s "$S" --sinkhorn-iters 1,,2
-check iters_twice 2 "value 3 given twice" -- "$M" stability -s "$S" --sinkhorn-iters 3,3
+check iters_twice 2 "3 given twice" -- "$M" stability -s "$S" --sinkhorn-iters 3,3
+check iters_not_decimal 2 "not a decimal integer" -- "$M" stability -s "$S" --sinkhorn-iters 1_000
 check noise_negative 2 "out of range" -- "$M" stability -s "$S" --noise -1
 check noise_nan 2 "not a finite number" -- "$M" stability -s "$S" --noise nan
 check n_range 2 "out of range" -- "$M" stability -s "$S" --n 65

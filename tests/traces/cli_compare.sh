@@ -28,7 +28,7 @@ check_json window_chunk_pair "assert d['rows'][0]['id'] == 'window_time' and d['
 check window_needs_schedule 2 "--window: 'micro-batch' needs the simulated schedule" -- \
   "$M" compare --trace "$seed" --simulated "$seed" --window micro-batch
 check bad_steps 2 "--steps" -- "$M" compare --trace "$seed" --steps 1/0
-check empty_window 2 "--window: empty" -- "$M" compare --trace "$seed" --window ""
+check empty_window 2 "--window: .. is not a window" -- "$M" compare --trace "$seed" --window ""
 # Kernels that last 0 s: nothing to compare, not a 0 % match.
 echo '{"traceEvents":[{"ph":"X","cat":"kernel","name":"gemm","ts":0,"dur":0,"pid":0,"tid":7}]}' >"$tmp/zero.json"
 check zero_time 2 "kernels last 0 s in all" -- "$M" compare --trace "$tmp/zero.json"

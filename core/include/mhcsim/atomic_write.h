@@ -56,6 +56,10 @@ void require_output_file(const std::filesystem::path& path, bool replace, const 
 // The same for an output of `mhcsim VERB`: replacing needs written_by_mhcsim(path, verb).
 void require_output_file(const std::filesystem::path& path, bool replace, const char* option, std::string_view verb);
 
+// The temporaries of `target` that killed runs left (.NAME.tmp.PID whose process is gone). One
+// killed between OutputBatch::commit's renames left a whole manifest whose files are in place.
+std::vector<std::filesystem::path> leftover_temporaries(const std::filesystem::path& target);
+
 // Files that belong together (a sweep's CSV and JSON): add() writes each to its temporary now
 // (flushed to disk), commit() renames them in the order added. Make the last one a manifest
 // that records the others (bytes, hash): a kill between two renames then leaves a manifest

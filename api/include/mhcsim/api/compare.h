@@ -29,7 +29,7 @@ struct CompareRequest {
   std::string simulated_trace;  // compare against this trace instead of simulating the scenario
   std::string patterns;         // kernel-name and annotation patterns per class (TOML or JSON)
   std::string steps = "1";      // steps the trace holds: N, or a fraction (0.25, 1/120) = a window
-  std::string window;           // step, micro-batch, chunk-pair or a fraction of a step
+  std::string window = "step";  // step, micro-batch, chunk-pair or a fraction of a step
   bool list_kernels = false;    // list the trace's kernels with their classes, and stop
   int rank = 0;                 // simulated pipeline rank of the trace's first GPU
   int64_t max_sim_ops = sim::kDefaultMaxSimOps;

@@ -8,7 +8,8 @@
 //
 // Work is split into chunks of consecutive points, dealt round-robin to `workers` (threads,
 // and MPI ranks x threads), each of which walks the space itself and prices only its chunks;
-// partial results merge in any order to the same answer (ties fall to the earlier point).
+// partial results merge in any order to the same answer (ties fall to higher throughput, then
+// more memory headroom, then the earlier point).
 #include <cstdint>
 #include <functional>
 #include <optional>

@@ -39,9 +39,9 @@ struct ServingConfig {
   double slo_tpot_s = 0;              // and time per output token at most this (0 = no SLO)
   std::ostream* trace = nullptr;      // Chrome trace of iterations (one pid per replica)
   int64_t trace_replicas = 16;        // replicas traced (the first ones of each pool)
-  // The trace stops (the run goes on) before it passes this: ~7 KB per request at the shipped
-  // scenario, so a billion-request run would otherwise fill the disk, and Perfetto's UI opens
-  // traces up to about 1-2 GB.
+  // The trace stops (the run goes on) before an iteration's events would pass this; its stop
+  // marker and closing bracket add ~100 bytes. ~7 KB per request at the shipped scenario, so a
+  // billion-request run would otherwise fill the disk; Perfetto's UI opens traces up to ~1-2 GB.
   int64_t trace_max_bytes = int64_t{1} << 30;
 };
 
