@@ -8,7 +8,6 @@
 #include <stdexcept>
 
 #include "common.h"
-#include "mhcsim/atomic_write.h"
 #include "mhcsim/calib/calibrate.h"
 #include "mhcsim/calib/profile_json.h"
 #include "mhcsim/calib/report.h"
@@ -95,7 +94,7 @@ void setup_calibrate(CLI::App& app) {
   cmd->add_flag("--check", opts->check, "Exit 1 when the fit misses the target (median error <= 5%, max <= 15%)");
   cmd->add_flag("--force", opts->force, "Replace an existing profile (-o) mhcsim wrote");
   cmd->callback([opts] {
-    require_output_file(opts->output, opts->force, "-o", "calibrate");  // before the kernels run, not after
+    calib::require_profile_output(opts->output, opts->force, "-o");  // before the kernels run, not after
     std::vector<calib::BenchFile> files;
     for (const auto& f : measurement_files(*opts)) files.push_back(calib::read_benchmark_file(f));
     const calib::Calibration c = calib::calibrate(files, {opts->gpu});

@@ -9,7 +9,6 @@
 #include "common.h"
 #include "mhcsim/threads.h"
 #include "mhcsim/api/search.h"
-#include "mhcsim/atomic_write.h"
 #include "mhcsim/error.h"
 #include "mhcsim/scenarios/template.h"
 #include "mhcsim/search/output.h"
@@ -34,7 +33,7 @@ void run(const SearchVerbOptions& o) {
   scenarios::ScenarioTemplate tpl(scenarios::read_scenario_file(path), path.string(), scenario_overrides(o.scn));
   Scenario base = tpl.instantiate(std::vector<scenarios::Override>{});
   attach_calibration(base);
-  if (!o.output_prefix.empty()) require_output_file(o.output_prefix + ".json", o.force, "-o", "search");
+  if (!o.output_prefix.empty()) search::require_json_output(o.output_prefix, o.force);
   if (!o.report_dir.empty()) reports::require_report_directory(o.report_dir, o.force, "--report");
   auto request = o.request;
   request.progress = sweep::progress_reporter(std::cerr, sweep::stderr_is_terminal(), "search");

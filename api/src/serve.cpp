@@ -215,7 +215,8 @@ ServeAnswer serve_named(const Scenario& s, const ServeRequest& r) {
   using namespace serving;
   check(r);
   if (!r.trace_path.empty())
-    require_output_file(r.trace_path, r.force, serve_args::kTrace.in(r.names).c_str(), "serve");  // before the work
+    require_output_file(r.trace_path, r.force, serve_args::kTrace.in(r.names).c_str(),
+                        kTraceWrittenBy);  // before the work
   const Deployment main(s);
   std::unique_ptr<Deployment> prefill;
   if (!r.prefill_scenario.empty()) {

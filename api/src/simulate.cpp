@@ -12,7 +12,7 @@ namespace mhcsim::api {
 
 SimulateRun simulate(const Scenario& s, const SimulateOptions& options) {
   if (!options.trace_path.empty())
-    require_output_file(options.trace_path, options.force, options.trace_option, "simulate");
+    require_output_file(options.trace_path, options.force, options.trace_option, sim::kTraceWrittenBy);
   sim::check_op_budget(sim::schedule_spec_from(s.parallel), options.max_sim_ops, options.max_sim_ops_option);
   SimulateRun run{sim::simulate(s), options.trace_path, {}};
   if (!run.trace_path.empty()) run.trace = sim::write_chrome_trace_file(run.simulation, run.trace_path);

@@ -171,12 +171,20 @@ CalibrationProfile read_profile(const std::filesystem::path& path) {
   return profile_from_json(parse_json_bounded(text, {path.string(), 0}), path.string());
 }
 
+namespace {
+constexpr const char* kWrittenBy = "calibrate";  // the verb --force checks and the file records
+}  // namespace
+
+void require_profile_output(const std::filesystem::path& path, bool force, const char* option) {
+  require_output_file(path, force, option, kWrittenBy);
+}
+
 void write_profile(const std::filesystem::path& path, const CalibrationProfile& profile) {
-  write_file_atomically(path, with_written_by(profile_to_json(profile).dump(2), "calibrate") + "\n");
+  write_file_atomically(path, with_written_by(profile_to_json(profile).dump(2), kWrittenBy) + "\n");
 }
 
 void write_calibration(const std::filesystem::path& path, const Calibration& calibration) {
-  write_file_atomically(path, with_written_by(calibration_to_json(calibration).dump(2), "calibrate") + "\n");
+  write_file_atomically(path, with_written_by(calibration_to_json(calibration).dump(2), kWrittenBy) + "\n");
 }
 
 }  // namespace mhcsim::calib

@@ -8,7 +8,6 @@
 
 #include "bindings.h"
 #include "mhcsim/api/compare.h"
-#include "mhcsim/atomic_write.h"
 #include "mhcsim/calib/calibrate.h"
 #include "mhcsim/calib/profile_json.h"
 #include "mhcsim/error.h"
@@ -52,7 +51,7 @@ py::object calibrate(const py::object& bench_json, const std::string& output, co
   else
     for (const auto& p : bench_json) paths.push_back(py::str(p).cast<std::string>());
   if (paths.empty()) throw InputError("bench_json", "no file given (expected a Google Benchmark JSON path or a list)");
-  require_output_file(output, force, "output", "calibrate");
+  calib::require_profile_output(output, force, "output");
   calib::Calibration c;
   {
     const LongCall call;

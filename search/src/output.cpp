@@ -177,11 +177,18 @@ nlohmann::json to_json(const SearchResult& r, const reports::Table& top, const s
             {"throughput_vs_gpus", front_json(r.found.gpu_front)}}}};
 }
 
-void write_json_file(const nlohmann::json& doc, const std::string& prefix, bool force) {
+namespace {
+constexpr const char* kWrittenBy = "search";  // the verb --force checks and the file records
+}  // namespace
+
+void require_json_output(const std::string& prefix, bool force) {
   if (prefix.empty()) throw InputError("-o", "empty path (expected a file prefix such as out/search)");
-  const std::string path = prefix + ".json";
-  require_output_file(path, force, "-o", "search");
-  write_file_atomically(path, with_written_by(doc.dump(1), "search") + "\n");
+  require_output_file(prefix + ".json", force, "-o", kWrittenBy);
+}
+
+void write_json_file(const nlohmann::json& doc, const std::string& prefix, bool force) {
+  require_json_output(prefix, force);
+  write_file_atomically(prefix + ".json", with_written_by(doc.dump(1), kWrittenBy) + "\n");
 }
 
 }  // namespace mhcsim::search

@@ -6,14 +6,15 @@
 #include <fmt/format.h>
 
 #include "mhcsim/atomic_write.h"
+#include "mhcsim/serving/simulate.h"
 
 namespace mhcsim::serving::detail {
 
 IterationTrace::IterationTrace(std::ostream* out, int64_t max_replicas, int64_t max_bytes)
     : out_(out), max_replicas_(max_replicas), max_bytes_(max_bytes) {
   if (!out_) return;
-  const std::string head =
-      fmt::format("{{\"written_by\":\"{}\",\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n", written_by("serve"));
+  const std::string head = fmt::format("{{\"written_by\":\"{}\",\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n",
+                                       written_by(kTraceWrittenBy));
   *out_ << head;
   bytes_ = static_cast<int64_t>(head.size());
 }

@@ -42,8 +42,8 @@ class TraceWriter {
   TraceWriter(const Simulation& sim, std::ostream& out) : g_(sim.graph), t_(sim.timeline), out_(out) {}
 
   TraceCounts write() {
-    buf_ =
-        fmt::format("{{\"written_by\":\"{}\",\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n", written_by("simulate"));
+    buf_ = fmt::format("{{\"written_by\":\"{}\",\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n",
+                       written_by(kTraceWrittenBy));
     metadata();
     for (int32_t op = 0; op < g_.op_count(); ++op) slice(op);
     for (const auto& [send, consumer] : g_.transfer_consumer) flow(send, consumer);

@@ -15,7 +15,8 @@
 namespace mhcsim::sweep {
 namespace {
 
-constexpr int64_t kBlock = 4096;  // rows per Table block: bounded memory for huge sweeps
+constexpr int64_t kBlock = 4096;             // rows per Table block: bounded memory for huge sweeps
+constexpr const char* kWrittenBy = "sweep";  // the verb --force checks and the JSON records
 
 // Feeds an in-memory result to a sink in blocks (the same path as a streamed sweep).
 void feed(const SweepResult& r, const BlockSink& sink) {
@@ -49,7 +50,7 @@ std::string hash_text(uint64_t hash) { return fmt::format("{:016x}", hash); }
 // The CSV entry of `json` when it is a manifest `mhcsim sweep` wrote; none for anything else
 // (another file, a hand edit with the wrong types, a meta line past 1 MiB).
 std::optional<CsvEntry> manifest_entry(const std::filesystem::path& json) {
-  if (!written_by_mhcsim(json, "sweep")) return std::nullopt;
+  if (!written_by_mhcsim(json, kWrittenBy)) return std::nullopt;
   std::ifstream in(json, std::ios::binary | std::ios::ate);
   const std::streamoff size = in.tellg();
   constexpr std::streamoff kTail = 1 << 20;  // the meta line holds the overrides: far below this
@@ -113,7 +114,7 @@ class Writer {
     nlohmann::json axes = nlohmann::json::array(), metrics = nlohmann::json::array();
     for (const auto& a : axes_) axes.push_back({{"key", a.key}, {"values", a.values}});
     for (const auto& m : metrics_) metrics.push_back({{"key", m.column.key}, {"higher_is_better", m.higher_is_better}});
-    return "{\"written_by\": \"" + written_by("sweep") + "\",\n\"axes\": " + axes.dump() +
+    return "{\"written_by\": \"" + written_by(kWrittenBy) + "\",\n\"axes\": " + axes.dump() +
            ",\n\"metrics\": " + metrics.dump() + ",\n\"points\": [";
   }
 
@@ -167,8 +168,8 @@ void require_outputs(const std::string& prefix, bool force) {
   const std::filesystem::path csv = prefix + ".csv", json = prefix + ".json";
   require_output_file(
       csv, force, "-o", [&](const std::filesystem::path&) { return sweep_wrote(csv, json); },
-      fmt::format("mhcsim sweep (as its manifest {} records it)", json.filename().string()));
-  require_output_file(json, force, "-o", "sweep");
+      fmt::format("mhcsim {} (as its manifest {} records it)", kWrittenBy, json.filename().string()));
+  require_output_file(json, force, "-o", kWrittenBy);
 }
 
 void stream_outputs(const std::vector<SweepAxis>& axes, const std::vector<Metric>& metrics, const nlohmann::json& meta,

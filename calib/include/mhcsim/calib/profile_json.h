@@ -28,6 +28,9 @@ nlohmann::json calibration_to_json(const Calibration& calibration);
 CalibrationProfile profile_from_json(const nlohmann::json& doc, const std::string& file_name);
 CalibrationProfile read_profile(const std::filesystem::path& path);
 
+// Before the kernels run: `path` can take a profile, replacing only one calibrate wrote
+// (core/atomic_write.h); `option` names it as the caller spells it ("-o", "output").
+void require_profile_output(const std::filesystem::path& path, bool force, const char* option);
 // Atomic (core/atomic_write.h): a crash never leaves half a profile.
 void write_profile(const std::filesystem::path& path, const CalibrationProfile& profile);
 void write_calibration(const std::filesystem::path& path, const Calibration& calibration);

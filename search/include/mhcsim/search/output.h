@@ -39,7 +39,10 @@ nlohmann::json to_json(const Priced& p);
 //  rows, "shipped": {...} or null, "pareto": {"throughput_vs_memory": [...],
 //  "throughput_vs_gpus": [...]}}
 nlohmann::json to_json(const SearchResult& r, const reports::Table& top, const std::optional<Priced>& shipped);
-// Writes PREFIX.json atomically; InputError("-o") for a prefix that cannot take it.
+// InputError("-o") for a prefix whose PREFIX.json cannot be written, or is not search's to
+// replace: checked before the search runs, and again by write_json_file.
+void require_json_output(const std::string& prefix, bool force);
+// Writes PREFIX.json atomically.
 void write_json_file(const nlohmann::json& doc, const std::string& prefix, bool force);
 
 }  // namespace mhcsim::search

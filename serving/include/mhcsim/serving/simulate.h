@@ -31,6 +31,9 @@ class Deployment {
   double nic_alpha_s_ = 0, nic_bytes_per_s_ = 0;
 };
 
+// The verb a ServingConfig::trace's written_by names, which --force checks before replacing one.
+inline constexpr const char* kTraceWrittenBy = "serve";
+
 // Runs until every request of `requests` has finished. `prefill_pool` is used when
 // config.prefill_replicas > 0 (default: `deployment` for both pools). Throws InputError when a
 // request cannot fit one replica's KV cache (naming the request file's line, or the scenario).

@@ -19,6 +19,9 @@ struct TraceCounts {
   int64_t flows = 0;   // send -> receive arrows (one "s" and one "f" event each)
 };
 
+// The verb a trace's written_by names, which --force checks before replacing one.
+inline constexpr const char* kTraceWrittenBy = "simulate";
+
 TraceCounts write_chrome_trace(const Simulation& sim, std::ostream& out);
 // Written atomically (temp file + rename); gzip-compressed when the name ends in ".gz".
 TraceCounts write_chrome_trace_file(const Simulation& sim, const std::filesystem::path& path);
