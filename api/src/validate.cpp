@@ -27,11 +27,10 @@ Validation run_validation(const std::filesystem::path& dir, const std::vector<sc
                           const std::function<void(Scenario&)>& prepare) {
   Validation v;
   v.dir = dir.empty() ? validate::default_validation_dir() : dir;
-  auto cases = validate::load_cases(v.dir, overrides);
-  for (auto& s : cases.loaded) prepare(s);
-  v.cases = static_cast<int64_t>(cases.loaded.size());
-  v.skipped = std::move(cases.skipped);
-  v.report = validate::validate_cases(cases.loaded);
+  auto suite = validate::validate_suite(v.dir, overrides, prepare);
+  v.cases = suite.cases;
+  v.skipped = std::move(suite.skipped);
+  v.report = std::move(suite.report);
   v.held_out = held_out_summary(v.report);
   return v;
 }

@@ -65,11 +65,13 @@ Calibration calibrate(const std::vector<BenchFile>& files, const CalibrateOption
 
   CalibrationProfile& p = out.profile;
   const std::string detected = catalog_key_for(p.gpu_name);
-  if (!options.catalog_gpu.empty() && !detected.empty() && detected != options.catalog_gpu)
-    throw InputError("--gpu", fmt::format("'{}', but the benchmarks ran on '{}', which the catalog knows as {} "
-                                          "(--gpu names a GPU the catalog does not recognise)",
+  // --gpu in any case, as hardware.gpu takes it; it names the GPU the catalog did not recognise.
+  const std::string given = options.catalog_gpu.empty() ? "" : scenarios::find_gpu(options.catalog_gpu, "--gpu").key;
+  if (!given.empty() && !detected.empty() && detected != given)
+    throw InputError("--gpu", fmt::format("'{}', but the benchmarks ran on '{}', which is the catalog's {} (--gpu is "
+                                          "for a GPU whose driver name the catalog does not recognise)",
                                           options.catalog_gpu, p.gpu_name, detected));
-  p.catalog_gpu = options.catalog_gpu.empty() ? detected : options.catalog_gpu;
+  p.catalog_gpu = given.empty() ? detected : given;
   const GpuSpec* gpu = nullptr;
   if (!p.catalog_gpu.empty()) {
     gpu = &scenarios::find_gpu(p.catalog_gpu, "--gpu").gpu;

@@ -51,6 +51,7 @@ py::object calibrate(const py::object& bench_json, const std::string& output, co
   else
     for (const auto& p : bench_json) paths.push_back(py::str(p).cast<std::string>());
   if (paths.empty()) throw InputError("bench_json", "no file given (expected a Google Benchmark JSON path or a list)");
+  for (const auto& p : paths) (void)path_argument(p, "bench_json");  // "" is no file, as --from "" is not
   calib::require_profile_output(output, force, "output");
   calib::Calibration c;
   {

@@ -168,7 +168,8 @@ void require_outputs(const std::string& prefix, bool force) {
   const std::filesystem::path csv = prefix + ".csv", json = prefix + ".json";
   require_output_file(
       csv, force, "-o", [&](const std::filesystem::path&) { return sweep_wrote(csv, json); },
-      fmt::format("mhcsim {} (as its manifest {} records it)", kWrittenBy, json.filename().string()));
+      fmt::format("mhcsim {} (its manifest {} must record the CSV as it is now)", kWrittenBy,
+                  json.filename().string()));
   require_output_file(json, force, "-o", kWrittenBy);
 }
 

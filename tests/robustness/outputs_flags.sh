@@ -162,7 +162,7 @@ ok mine_csv_kept 'grep -q "a,b" "$tmp/mine.csv"'
 # A CSV the user wrote over a sweep's (its manifest still beside it) is no longer the sweep's.
 run_bounded sweep --sweep parallel.pp=8 -o "$tmp/edited"
 echo "my,own,table" > "$tmp/edited.csv"
-expect sweep_csv_edited 2 "'$tmp/edited.csv' was not written by mhcsim sweep \(as its manifest" -- \
+expect sweep_csv_edited 2 "'$tmp/edited.csv' was not written by mhcsim sweep \(its manifest" -- \
   sweep --sweep parallel.pp=8 -o "$tmp/edited" --force
 ok edited_csv_kept 'grep -q "my,own,table" "$tmp/edited.csv"'
 # --force replaces only the same verb's output: a trace never replaces a sweep's manifest.

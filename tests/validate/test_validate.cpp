@@ -141,12 +141,12 @@ TEST_CASE(
   }
   SECTION("not a directory") {
     CHECK_THROWS_AS(case_files(dir.path / "missing"), InputError);
-    CHECK_THROWS_AS(load_cases(dir.path / "missing"), InputError);
+    CHECK_THROWS_AS(validate_suite(dir.path / "missing"), InputError);
   }
   SECTION("a valid scenario without [published] is an error naming its file") {
     dir.write("plain.toml", read(shipped_path("llama3_70b_gqa.toml")));
     try {
-      load_cases(dir.path);
+      validate_suite(dir.path);
       FAIL("no error");
     } catch (const InputError& e) {
       CHECK(e.where().file.find("plain.toml") != std::string::npos);
@@ -160,21 +160,32 @@ TEST_CASE("overrides: a case they make invalid is skipped with its reason; a bro
   dir.write("dense.toml", read(shipped_path("validation/korthikanti22_22b_full.toml")));
   dir.write("moe.toml", read(shipped_path("validation/deepseek_v3_isca25.toml")));
   const std::vector<scenarios::Override> ep8{scenarios::parse_override("parallel.ep=8")};
-  const auto cases = load_cases(dir.path, ep8);
-  REQUIRE(cases.loaded.size() == 1);
-  CHECK(cases.loaded[0].parallel.ep == 8);
-  REQUIRE(cases.skipped.size() == 1);
-  CHECK_THAT(cases.skipped[0].file, Contains("dense.toml"));
-  CHECK_THAT(cases.skipped[0].reason, Contains("parallel.ep") && Contains("routed experts"));
+  const auto suite = validate_suite(dir.path, ep8);
+  REQUIRE(suite.cases == 1);
+  CHECK(suite.report.rows.size() == 1);
+  CHECK(suite.report.rows[0].file.find("moe.toml") != std::string::npos);
+  REQUIRE(suite.skipped.size() == 1);
+  CHECK_THAT(suite.skipped[0].file, Contains("dense.toml"));
+  CHECK_THAT(suite.skipped[0].reason, Contains("parallel.ep") && Contains("routed experts"));
 
+  SECTION("a figure the override makes unpredictable skips its case too") {
+    dir.write("decode.toml", read(shipped_path("validation/deepseek_v3_profile_decode.toml")));
+    dir.write("prefill.toml", read(shipped_path("validation/deepseek_v3_profile_prefill.toml")));
+    const std::vector<scenarios::Override> prefill{scenarios::parse_override("workload.phase=\"prefill\"")};
+    const auto s = validate_suite(dir.path, prefill);
+    // The training cases take no phase (skipped at load), the decode case's figure needs decode.
+    CHECK(s.cases == 1);
+    REQUIRE(s.skipped.size() == 3);
+    CHECK_THAT(s.skipped[0].file + s.skipped[0].reason, Contains("decode.toml") && Contains("decode phase"));
+  }
   SECTION("refused by every case: the first case's error") {
     const std::vector<scenarios::Override> zero{scenarios::parse_override("model.layers=0")};
-    CHECK_THROWS_WITH(load_cases(dir.path, zero), Contains("model.layers") && Contains("out of range"));
+    CHECK_THROWS_WITH(validate_suite(dir.path, zero), Contains("model.layers") && Contains("out of range"));
   }
   SECTION("without overrides nothing is skipped: a case that does not load is the error") {
     dir.write("broken.toml", "[model\n");
-    CHECK_THROWS_WITH(load_cases(dir.path), Contains("broken.toml"));
-    CHECK_THROWS_WITH(load_cases(dir.path, ep8), Contains("broken.toml"));
+    CHECK_THROWS_WITH(validate_suite(dir.path), Contains("broken.toml"));
+    CHECK_THROWS_WITH(validate_suite(dir.path, ep8), Contains("broken.toml"));
   }
 }
 
@@ -208,10 +219,11 @@ TEST_CASE("a case's rows: one per figure, predicted through the cost model") {
     CHECK_THAT(rows[0].delta_pct, WithinRel(-20.0, 1e-9));  // 1 / 1.25 - 1
     CHECK_THAT(rows[1].delta_pct, WithinAbs(0, 1e-9));
     CHECK_THAT(rows[2].predicted, WithinAbs(1.0, 1e-12));  // already a plain residual
-    const auto report = validate_cases({s, s});
-    CHECK(report.rows.size() == 6);
-    CHECK(report.summary.count == 6);
-    CHECK_THAT(report.summary.max_abs_delta_pct, WithinRel(20.0, 1e-9));
+    auto twice = rows;
+    twice.insert(twice.end(), rows.begin(), rows.end());
+    const auto summary = summarize(twice);
+    CHECK(summary.count == 6);
+    CHECK_THAT(summary.max_abs_delta_pct, WithinRel(20.0, 1e-9));
   }
   SECTION("an unknown metric or a zero figure names the file and line") {
     s.published = PublishedResults{"made up", false, {{"tokens_per_hour", 1.0, 7}}};

@@ -1,4 +1,4 @@
-// The case files of a validation folder.
+// The case files of a validation folder, and the suite over them.
 #include <algorithm>
 #include <exception>
 #include <system_error>
@@ -28,31 +28,34 @@ std::vector<fs::path> case_files(const fs::path& dir) {
 
 namespace {
 
-Scenario load_case(const fs::path& file, const std::vector<scenarios::Override>& overrides) {
+// The case's rows: loaded with `overrides`, finished by `prepare`, predicted.
+std::vector<Row> case_rows(const fs::path& file, const std::vector<scenarios::Override>& overrides,
+                           const std::function<void(Scenario&)>& prepare) {
   Scenario s = scenarios::load_scenario(file, overrides);
-  if (!s.published || s.published->figures.empty())
-    throw InputError("published", "a validation case needs a [published] table with at least one figure",
-                     {file.string(), 0});
-  return s;
+  if (prepare) prepare(s);
+  return validate_case(s);
 }
 
 }  // namespace
 
-Cases load_cases(const fs::path& dir, const std::vector<scenarios::Override>& overrides) {
-  Cases cases;
+Suite validate_suite(const fs::path& dir, const std::vector<scenarios::Override>& overrides,
+                     const std::function<void(Scenario&)>& prepare) {
+  Suite suite;
   std::exception_ptr first_refusal;
   for (const auto& file : case_files(dir)) {
     try {
-      cases.loaded.push_back(load_case(file, overrides));
+      for (auto& r : case_rows(file, overrides, prepare)) suite.report.rows.push_back(std::move(r));
+      ++suite.cases;
     } catch (const InputError& refused) {
       if (overrides.empty()) throw;
-      (void)load_case(file, {});  // broken as written: that error, not a skip
-      cases.skipped.push_back({file.string(), refused.what()});
+      (void)case_rows(file, {}, prepare);  // broken as written: that error, not a skip
+      suite.skipped.push_back({file.string(), refused.what()});
       if (!first_refusal) first_refusal = std::current_exception();
     }
   }
-  if (cases.loaded.empty()) std::rethrow_exception(first_refusal);
-  return cases;
+  if (suite.cases == 0) std::rethrow_exception(first_refusal);
+  suite.report.summary = summarize(suite.report.rows);
+  return suite;
 }
 
 fs::path default_validation_dir() { return scenarios::data_dir() / "validation"; }

@@ -120,12 +120,4 @@ std::vector<Row> validate_case(const Scenario& s) {
   return rows;
 }
 
-Report validate_cases(const std::vector<Scenario>& cases) {
-  Report report;
-  for (const auto& s : cases)
-    for (auto& r : validate_case(s)) report.rows.push_back(std::move(r));
-  report.summary = summarize(report.rows);
-  return report;
-}
-
 }  // namespace mhcsim::validate

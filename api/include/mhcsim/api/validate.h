@@ -26,7 +26,7 @@ struct Validation {
 };
 
 // Loads every case in `dir` (empty: the shipped suite) with `overrides` (skipping the cases
-// they make invalid, validate::load_cases), lets `prepare` finish each (the CLI attaches its
+// they make invalid, validate::validate_suite), lets `prepare` finish each (the CLI attaches its
 // calibration there), and compares them with their published figures.
 Validation run_validation(const std::filesystem::path& dir, const std::vector<scenarios::Override>& overrides,
                           const std::function<void(Scenario&)>& prepare);

@@ -4,6 +4,7 @@
 // difference, then the median and the maximum |difference| (calculon's llm-validation layout).
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,9 +53,6 @@ double predict(const Scenario& s, std::string_view metric);
 // scenario has no [published] table or an empty one.
 std::vector<Row> validate_case(const Scenario& s);
 
-// Rows of every case, in order, and their summary.
-Report validate_cases(const std::vector<Scenario>& cases);
-
 // Every *.toml directly in `dir`, sorted by file name. InputError when `dir` is not a readable
 // directory or holds no case file.
 std::vector<std::filesystem::path> case_files(const std::filesystem::path& dir);
@@ -65,16 +63,20 @@ struct SkippedCase {
   std::string reason;  // the one-line error the overrides gave
 };
 
-struct Cases {
-  std::vector<Scenario> loaded;
+struct Suite {
+  Report report;      // rows of every case compared, in file order, and their summary
+  int64_t cases = 0;  // the cases compared
   std::vector<SkippedCase> skipped;
 };
 
-// Loads (and validates) every case file of `dir` with the overrides applied to each. A case
-// that loads as written but not with the overrides is skipped with its reason, so one override
-// can be tried over a suite of different models; a case broken as written is an error, and so
-// are overrides that every case refuses (the first case's error).
-Cases load_cases(const std::filesystem::path& dir, const std::vector<scenarios::Override>& overrides = {});
+// Every case file of `dir` (case_files) loaded with the overrides, finished by `prepare` (the
+// CLI attaches its calibration there) and compared with its published figures. A case that the
+// overrides make invalid, at load or for one of its figures (--set workload.phase=prefill on a
+// decode case), is skipped with its reason, so one override can be tried over a suite of
+// different runs; a case broken as written is an error, and so are overrides that every case
+// refuses (the first case's error).
+Suite validate_suite(const std::filesystem::path& dir, const std::vector<scenarios::Override>& overrides = {},
+                     const std::function<void(Scenario&)>& prepare = {});
 
 // `--check MEDIAN,MAX`: thresholds on the median and the maximum |delta|, in percent.
 struct Thresholds {
