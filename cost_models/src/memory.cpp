@@ -75,7 +75,7 @@ RankParameters stage_parameters(const ModelSpec& m, const ParameterCount& c, int
 }
 }  // namespace
 
-RankParameters rank_parameters(const Scenario& s) {
+std::vector<RankParameters> parameters_per_rank(const Scenario& s) {
   validate_parallel(s);
   const auto& p = s.parallel;
   const auto& m = s.model;
@@ -83,20 +83,27 @@ RankParameters rank_parameters(const Scenario& s) {
   const double replicas = m.is_moe() ? 1.0 + d(p.redundant_experts) / d(m.routed_experts) : 1.0;
   const int64_t stages = pipeline_chunks(p.schedule, p.pp, p.virtual_stages);
   const int64_t per_stage = layers_per_chunk(s);
-  // The rank whose stages (for_each_stage_of_rank) hold the most parameters.
-  RankParameters most;
+  std::vector<RankParameters> ranks(static_cast<size_t>(p.pp));
   for (int64_t r = 0; r < p.pp; ++r) {
-    RankParameters held;
+    RankParameters& held = ranks[static_cast<size_t>(r)];
     for_each_stage_of_rank(p.schedule, p.pp, p.virtual_stages, r, [&](int64_t stage) {
       const auto part = stage_parameters(m, count, stage, stages, per_stage, replicas);
       held.dense += part.dense;
       held.experts += part.experts;
     });
-    if (held.total() > most.total()) most = held;
+    held.dense /= d(p.tp);
+    held.experts /= d(p.ep);
   }
-  most.dense /= d(p.tp);
-  most.experts /= d(p.ep);
-  return most;
+  return ranks;
+}
+
+RankParameters rank_parameters(const Scenario& s) {
+  // Compared on what a GPU holds, after TP and EP: before it, a rank of MoE layers (each 11 B
+  // routed parameters in DeepSeek-V3) outweighed the first rank's embedding and head, which
+  // EP does not divide.
+  const auto ranks = parameters_per_rank(s);
+  return *std::max_element(ranks.begin(), ranks.end(),
+                           [](const RankParameters& a, const RankParameters& b) { return a.total() < b.total(); });
 }
 
 double weight_bytes_per_gpu(const Scenario& s) {
@@ -106,20 +113,26 @@ double weight_bytes_per_gpu(const Scenario& s) {
 MemoryEstimate training_memory(const Scenario& s) {
   const auto& p = s.parallel;
   const auto& pr = s.precision;
-  const auto params = rank_parameters(s);
   // ZeRO shards over the ranks holding the same parameters: dp for dense ones, the
   // dp x tp / ep expert-data-parallel ranks for experts.
   // (Megatron's distributed optimizer shards over DP x CP: CP ranks hold the same parameters.)
   const double expert_dp = std::max(1.0, d(p.dp * p.tp * p.cp) / d(p.ep));
-  const auto sharded = [&](int stage) {
-    return p.zero_stage >= stage ? params.dense / d(p.dp * p.cp) + params.experts / expert_dp : params.total();
-  };
   MemoryEstimate e;
   e.hbm_bytes = s.hardware.gpu.hbm_bytes;
-  e.weight_bytes = sharded(3) * bytes_per_element(pr.weights);
-  e.grad_bytes = sharded(2) * bytes_per_element(pr.grads);
-  e.master_weight_bytes = sharded(1) * bytes_per_element(pr.master_weights);
-  e.optimizer_bytes = 2.0 * sharded(1) * bytes_per_element(pr.optimizer_states);
+  // The rank whose parameter state weighs most: ZeRO shards dense and expert parameters over
+  // different groups, so the rank with the most parameters need not be it.
+  for (const auto& params : parameters_per_rank(s)) {
+    const auto sharded = [&](int stage) {
+      return p.zero_stage >= stage ? params.dense / d(p.dp * p.cp) + params.experts / expert_dp : params.total();
+    };
+    MemoryEstimate rank = e;
+    rank.parameters = params;
+    rank.weight_bytes = sharded(3) * bytes_per_element(pr.weights);
+    rank.grad_bytes = sharded(2) * bytes_per_element(pr.grads);
+    rank.master_weight_bytes = sharded(1) * bytes_per_element(pr.master_weights);
+    rank.optimizer_bytes = 2.0 * sharded(1) * bytes_per_element(pr.optimizer_states);
+    if (rank.total_bytes() > e.total_bytes()) e = rank;
+  }
 
   const int64_t layers = layers_per_chunk(s);
   e.activation_chunks =

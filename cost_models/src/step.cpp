@@ -86,16 +86,18 @@ StepEstimate step_estimate(const Scenario& s) {
   const double last_exposed = (lone * last.a2a_forward_seconds() + slots.pairs * last_pairs) / visits;
   e.exposed_a2a_seconds = last_slowest ? last_exposed : middle_exposed;
   // The pipeline fills and drains through the stages before the last: their chunk's phases set
-  // the 1F1B family's bubble (with one stage, the only chunk's), with the serialised share of
-  // its all-to-alls (the rest of the exposure is counted above, as exposed communication, not as
-  // idle time; measured against the simulator this split is within 10% of its bubble on the
-  // shipped scenarios). The DualPipes keep them for the `bubble` verb's table.
+  // the 1F1B family's bubble (with one stage, the only chunk's). Fill and drain slots are lone,
+  // so they carry their all-to-alls whole at any overlap, as the simulator runs them (the
+  // overlap hid (1 - overlap) of them here, and 1F1B's bubble at overlap 1 came out a third
+  // short of simulate's). F&B is a paired slot, what the DualPipes' formula prices; the
+  // DualPipes keep these phases for the `bubble` verb's table.
   const ChunkCost& through = stages > 1 ? e.middle_chunk : e.last_chunk;
-  const double serialised = (1.0 - o) * through.a2a_forward_seconds();
-  e.phases.f = through.forward_seconds() + serialised;
-  e.phases.b = through.backward_seconds() + serialised;
+  e.phases.f = through.forward_seconds() + through.a2a_forward_seconds();
+  e.phases.b = through.backward_seconds() + through.a2a_forward_seconds();
   e.phases.w = through.backward_weight_seconds();
-  e.phases.fb = e.phases.f + e.phases.b;
+  e.phases.fb = dual || p.combined_1f1b
+                    ? through.forward_seconds() + through.backward_seconds() + pair_exposed(through, through)
+                    : e.phases.f + e.phases.b;
   // The busiest rank's compute, each of its chunks at its own price (the last stage's rank
   // also runs middle chunks in interleaved 1F1B and the DualPipes), with the exposure above.
   const double middle_fb = fb(e.middle_chunk) + middle_exposed;
@@ -146,22 +148,27 @@ StepEstimate step_estimate(const Scenario& s) {
 
   // ZeRO-1/2 reduce-scatter the gradients and all-gather the parameters, up to `overlap` of it
   // behind the rank's computation.
-  const auto params = rank_parameters(s);
   const double grad = bytes_per_element(s.precision.grads);
   // Context-parallel ranks hold the same parameters: gradients reduce over DP x CP.
   const double expert_dp = std::max(1.0, d(p.dp * p.tp * p.cp) / d(p.ep));
-  double sync =
-      dp_sync_seconds(s, params.dense * grad, d(p.dp * p.cp)) + dp_sync_seconds(s, params.experts * grad, expert_dp);
-  // ZeRO-3 keeps 1/DP of the weights, so every micro-batch all-gathers them again before its
-  // forward and before its backward: ZeRO (Rajbhandari et al., SC20, sec. 7) counts Psi of
-  // parameter all-gather in the forward and Psi in the backward per forward-backward pass. A
-  // ring all-gather moves half an all-reduce's bytes.
-  if (p.zero_stage >= 3) {
-    const double weight = bytes_per_element(s.precision.weights);
-    const double gathers = 2.0 * d(p.micro_batches);
-    sync += gathers * 0.5 *
-            (dp_sync_seconds(s, params.dense * weight, d(p.dp * p.cp)) +
-             dp_sync_seconds(s, params.experts * weight, expert_dp));
+  // Each pipeline rank syncs its own parameters; the step waits for the slowest (rank 0's
+  // embedding and head reduce over DP, the MoE ranks' experts over the expert-DP ranks).
+  double sync = 0;
+  for (const auto& params : parameters_per_rank(s)) {
+    double rank_sync =
+        dp_sync_seconds(s, params.dense * grad, d(p.dp * p.cp)) + dp_sync_seconds(s, params.experts * grad, expert_dp);
+    // ZeRO-3 keeps 1/DP of the weights, so every micro-batch all-gathers them again before its
+    // forward and before its backward: ZeRO (Rajbhandari et al., SC20, sec. 7) counts Psi of
+    // parameter all-gather in the forward and Psi in the backward per forward-backward pass. A
+    // ring all-gather moves half an all-reduce's bytes.
+    if (p.zero_stage >= 3) {
+      const double weight = bytes_per_element(s.precision.weights);
+      const double gathers = 2.0 * d(p.micro_batches);
+      rank_sync += gathers * 0.5 *
+                   (dp_sync_seconds(s, params.dense * weight, d(p.dp * p.cp)) +
+                    dp_sync_seconds(s, params.experts * weight, expert_dp));
+    }
+    sync = std::max(sync, rank_sync);
   }
   // Communication hides behind computation, so no more of it than the rank computes (its busy
   // time less the exposed all-to-all, when the NICs are taken): ZeRO-3's gathers at 2x its

@@ -2,7 +2,8 @@
 // streams, priced by the stage it runs (the last one carries the LM head); an overlapped F&B
 // slot interleaves two chains so that the all-to-all of one micro-batch runs while the other
 // computes (DeepSeek-V3 report 3.2, Figure 4), up to parallel.overlap of it: the rest is
-// serialised on the compute stream, as the analytic model exposes it. A stage-boundary
+// serialised on the compute stream, as the analytic model exposes it. A rank's link runs one
+// all-to-all at a time, both parts, in the order the all-to-alls were issued. A stage-boundary
 // transfer follows every output that crosses to another rank, and each rank ends with its
 // exposed DP gradient sync.
 #include "mhcsim/sim/op_graph.h"
@@ -92,7 +93,8 @@ struct Cursor {
   int32_t mb, hop;
   int next = 0;
   int32_t prev = kNone, first = kNone;
-  int serialised = -1;  // piece whose serialised part is still to be emitted
+  int serialised = -1;    // piece whose serialised part is still to be emitted
+  int32_t link_use = -1;  // that all-to-all's entry in Builder::link_uses_
   bool done() const { return next >= ch.n; }
 };
 
@@ -112,6 +114,7 @@ class Builder {
     g_.label.reserve(approx_ops);
     edges_.reserve(approx_ops * 2);
     last_on_stream_.assign(static_cast<size_t>(g_.streams), kNone);
+    last_link_use_.assign(static_cast<size_t>(l.ranks), kNone);
   }
 
   OpGraph build() {
@@ -137,6 +140,7 @@ class Builder {
       for (int32_t r = 0; r < prog_.layout.ranks; ++r) grad_sync(r);
     connect_receives();
     connect_units();
+    connect_link_uses();
     finish_csr();
     g_.forward_first_op = std::move(f_first_);
     g_.backward_last_op = std::move(b_last_);
@@ -171,17 +175,52 @@ class Builder {
     if (c.serialised < 0) return;
     const PieceSpec& p = c.ch.pieces[static_cast<size_t>(c.serialised)];
     add_chained(rank, c, StreamKind::Compute, p.serialised_seconds, p.piece, true);
+    LinkUse& use = link_uses_[static_cast<size_t>(c.link_use)];
+    if (use.first == kNone) use.first = c.prev;
+    use.end = c.prev;
     c.serialised = -1;
   }
 
   // Emits the cursor's next piece, chained after the unit's previous op. An all-to-all with
-  // nothing hidden (overlap 0) has only its serialised part.
+  // nothing hidden (overlap 0) has only its serialised part; one all hidden (overlap 1) keeps
+  // a zero-length serialised part, so that the unit's next compute still waits for it (a lone
+  // slot exposes its all-to-alls whole; without it, a warm-up's combine ran beside the next
+  // slot's attention).
   void emit_piece(int32_t rank, Cursor& c) {
     flush_serialised(rank, c);
     const int k = c.next++;
     const PieceSpec& p = c.ch.pieces[static_cast<size_t>(k)];
-    if (p.seconds > 0 || p.serialised_seconds == 0) add_chained(rank, c, p.stream, p.seconds, p.piece, false);
-    if (p.serialised_seconds > 0) c.serialised = k;
+    const bool a2a = p.stream == StreamKind::EpAllToAll;
+    if (a2a) c.link_use = issue_link_use(rank);
+    if (p.seconds > 0 || p.serialised_seconds == 0) {
+      // Issued where the rank's program reaches it: after the compute stream's work so far
+      // (DeepEP's previous_event), so a lone slot's first all-to-all does not run beside the
+      // slot before it; in an F&B slot, what the partner computes after it still hides it.
+      const int32_t issued_after =
+          last_on_stream_[static_cast<size_t>(rank * kStreamsPerRank + static_cast<int32_t>(StreamKind::Compute))];
+      add_chained(rank, c, p.stream, p.seconds, p.piece, false);
+      if (a2a && issued_after != kNone) edges_.emplace_back(issued_after, c.prev);
+      if (a2a) link_uses_[static_cast<size_t>(c.link_use)].first = c.prev;
+    }
+    if (a2a) c.serialised = k;
+  }
+
+  // An all-to-all's hidden part (EP stream) and serialised part (compute stream) hold the same
+  // NICs and NVLink: the link takes the all-to-alls one at a time, each whole, in the order they
+  // were issued. Without it, one all-to-all's serialised part ran beside another's hidden part,
+  // each at full bandwidth, and a smaller overlap gave a shorter step. The serialised part is
+  // emitted after the partner's next piece (see Cursor), so the edge from an all-to-all's end
+  // to the next one's start is added once both exist (connect_link_uses).
+  int32_t issue_link_use(int32_t rank) {
+    const auto id = static_cast<int32_t>(link_uses_.size());
+    int32_t& last = last_link_use_[static_cast<size_t>(rank)];
+    link_uses_.push_back({last, kNone, kNone});
+    last = id;
+    return id;
+  }
+  void connect_link_uses() {
+    for (const LinkUse& u : link_uses_)
+      if (u.previous != kNone) edges_.emplace_back(link_uses_[static_cast<size_t>(u.previous)].end, u.first);
   }
 
   void finish(int32_t rank, Cursor& c) {
@@ -424,6 +463,12 @@ class Builder {
   std::vector<std::pair<int32_t, int32_t>> edges_;
   std::vector<int32_t> f_first_, f_last_, f_out_, b_first_, b_last_, b_out_, w_first_;
   std::vector<int32_t> last_on_stream_;
+  struct LinkUse {
+    int32_t previous;    // the rank's all-to-all issued before, kNone for its first
+    int32_t first, end;  // its first op (hidden part, else serialised) and its serialised part
+  };
+  std::vector<LinkUse> link_uses_;
+  std::vector<int32_t> last_link_use_;  // per rank
 };
 
 }  // namespace

@@ -87,6 +87,7 @@ class TraceWriter {
     const OpLabel& l = g_.label[static_cast<size_t>(op)];
     if (l.unit == UnitKind::Sync) return;  // zero-length commit markers
     const int64_t begin = start_ns(op);
+    if (l.serialised && end_ns(op) == begin) return;  // an all-to-all at overlap 1 waited for, not run
     const std::string_view piece = to_string(l.piece);
     sep();
     fmt::format_to(out(), R"({{"ph":"X","name":"{}{}{}{}","cat":"{}","pid":{},"tid":{},"ts":{},"dur":{})",

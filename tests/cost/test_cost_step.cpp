@@ -155,6 +155,26 @@ TEST_CASE("memory per GPU: ZeRO stages shard optimizer, then grads, then weights
   CHECK(params.total() <= 2 * one.total());
 }
 
+// The embedding and the head are not divided by EP, the routed experts are: DeepSeek-V3's
+// DualPipe rank 0 (stages 0 and 15: embedding, 3 dense and 1 MoE layer; 1 MoE layer, the MTP
+// module and the head) holds more per GPU than a rank of 8 MoE layers, though fewer before EP.
+// The old comparison before EP priced the 8-layer rank: the vocabulary did not move it.
+TEST_CASE("the most loaded rank is compared per GPU: DeepSeek-V3's rank 0 with the embedding and head") {
+  const auto s = shipped("deepseek_v3_train.toml");
+  const auto ranks = parameters_per_rank(s);
+  REQUIRE(ranks.size() == 16);
+  CHECK(rank_parameters(s).total() == ranks.front().total());
+  CHECK(ranks.front().total() > ranks[7].total());
+  // More vocabulary adds embedding and head rows to rank 0, one h-wide row each per token.
+  const double h = static_cast<double>(s.model.hidden);
+  const auto wider = shipped("deepseek_v3_train.toml", {{"model.vocab", "229280"}});
+  CHECK_THAT(rank_parameters(wider).total() - rank_parameters(s).total(), WithinRel(2 * 100000 * h, 1e-9));
+  CHECK(training_memory(wider).total_bytes() > training_memory(s).total_bytes());
+  // Memory prices the rank whose state weighs most, and says which parameters it holds.
+  const auto m = training_memory(s);
+  CHECK(m.parameters.total() == ranks.front().total());
+}
+
 namespace {
 // Llama-3 70B (untied, 128K vocabulary) on PP 4 x 1F1B, TP 8: 20 layers per stage.
 Scenario llama_pp4() {

@@ -3,6 +3,10 @@
 // a plain 1F1B with a costly stage-boundary link.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include "sim_checks.h"
 
 using namespace mhcsim;
@@ -61,11 +65,12 @@ double end_of(const Simulation& s, UnitKind unit, Piece piece, int32_t mb, int32
 TEST_CASE("F&B hides each micro-batch's all-to-all behind the other's compute") {
   const auto s = one_rank(true);
   test::check_invariants(s);
-  // F0: attn [0,1] dispatch [1,2] mlp [2,3] combine [3,4]. The pair starts F1's attention at
-  // 3 and B0's combine gradient at 4; from then on the compute and all-to-all streams are
-  // both busy: B0.mlp | F1.dispatch [5,6], F1.mlp | B0.dispatch [6,7], B0.attn | F1.combine
-  // [7,8]. B1 runs alone: [8,12].
-  CHECK(end_of(s, UnitKind::Forward, Piece::Attention, 1) == 4);
+  // F0: attn [0,1] dispatch [1,2] mlp [2,3] combine [3,4]; a lone slot waits for its
+  // all-to-alls, so the pair starts at 4: B0's combine gradient beside F1's attention [4,5],
+  // then B0.mlp | F1.dispatch [5,6], F1.mlp | B0.dispatch [6,7], B0.attn | F1.combine [7,8].
+  // B1 runs alone: [8,12].
+  CHECK(end_of(s, UnitKind::Forward, Piece::Attention, 1) == 5);
+  CHECK(end_of(s, UnitKind::Backward, Piece::Combine, 0) == 5);
   CHECK(end_of(s, UnitKind::Forward, Piece::Dispatch, 1) == 6);
   CHECK(end_of(s, UnitKind::Backward, Piece::Mlp, 0) == 6);
   CHECK(end_of(s, UnitKind::Forward, Piece::Combine, 1) == 8);
@@ -74,15 +79,44 @@ TEST_CASE("F&B hides each micro-batch's all-to-all behind the other's compute") 
   const auto& r = s.stats.ranks[0];
   CHECK(r.compute_busy_seconds == 8);
   CHECK(r.comm_busy_seconds == 8);
-  CHECK(r.exposed_comm_seconds == 4);  // F0's dispatch, B1's two all-to-alls, and [4,5]
+  CHECK(r.exposed_comm_seconds == 4);  // F0's two all-to-alls and B1's two
   CHECK(r.bubble_seconds == 0);        // never idle: 8 s computing + 4 s waiting on all-to-alls
 
-  // One after the other, only F0's combine (under F1's attention) and B1's combine gradient
-  // (under B0's attention) are hidden: the step takes 14 s with 6 s of exposed all-to-all.
+  // One after the other, nothing hides: a lone slot's all-to-alls are issued in program order
+  // and waited for (the step prices lone slots so), 16 s with 8 s of exposed all-to-all. (B1's
+  // combine gradient ran beside B0's attention, and F1's attention beside F0's combine, before
+  // the issue order was kept.)
   const auto serial = one_rank(false);
   test::check_invariants(serial);
-  CHECK(serial.stats.step_seconds == 14);
-  CHECK(serial.stats.ranks[0].exposed_comm_seconds == 6);
+  CHECK(serial.stats.step_seconds == 16);
+  CHECK(serial.stats.ranks[0].exposed_comm_seconds == 8);
+}
+
+// Two all-to-alls never share the link: at overlap 0.5 one's serialised half on the compute
+// stream used to run beside the other's hidden half, each at full bandwidth, so a smaller
+// overlap gave a shorter step. Overlap 1 keeps a zero-length wait, so a lone slot's combine
+// is still waited for.
+TEST_CASE("the link runs one all-to-all at a time, and more overlap never slows the step") {
+  double previous = 1e9;
+  for (double overlap : {0.0, 0.25, 0.5, 0.75, 1.0}) {
+    const auto s = one_rank(true, overlap);
+    test::check_invariants(s);
+    CHECK(s.stats.step_seconds <= previous);
+    previous = s.stats.step_seconds;
+    // No instant where two all-to-all ops (hidden or serialised parts) of the rank both run.
+    std::vector<std::pair<double, double>> spans;
+    for (int32_t op = 0; op < s.graph.op_count(); ++op) {
+      const auto& l = s.graph.label[static_cast<size_t>(op)];
+      const double b = s.timeline.start_seconds[static_cast<size_t>(op)],
+                   e = s.timeline.end_seconds[static_cast<size_t>(op)];
+      if ((l.piece == Piece::Dispatch || l.piece == Piece::Combine) && e > b) spans.emplace_back(b, e);
+    }
+    std::sort(spans.begin(), spans.end());
+    for (size_t i = 1; i < spans.size(); ++i) CHECK(spans[i].first >= spans[i - 1].second - 1e-12);
+  }
+  // Overlap 0: every all-to-all exposed, 8 s of compute + 8 s of all-to-all.
+  CHECK(one_rank(true, 0.0).stats.step_seconds == 16);
+  CHECK(one_rank(true, 1.0).stats.step_seconds == 12);
 }
 
 TEST_CASE("1F1B over a 0.5 s link: exact timeline") {

@@ -231,8 +231,9 @@ struct PublishedResults {
 //   mfu_pct                      model FLOPs utilisation, % of BF16 peak (non-causal, ISCA 2025)
 //   activation_gib_per_gpu       activation memory of the most loaded GPU, GiB
 //   step_time_ratio_vs_residual  step time / the same run with a plain residual (mHC overhead)
-//   fb_chunk_pair_s              one forward and one backward chunk of the slowest stage with
-//                                their exposed all-to-all (DualPipe's F&B pair), s
+//   fb_chunk_pair_s              one F&B slot of a middle chunk as the schedule runs it (the
+//                                DualPipes pair F with B, exposing what of their all-to-alls
+//                                outlasts the partner's compute; elsewhere F + B), s
 //   fb_pair_gemm_s, fb_pair_attention_s, fb_pair_memory_bound_s
 //                                that pair's GEMM, attention-core and memory-bound kernel time, s
 //   input_tokens_per_s_per_node  serving prefill: prompt tokens/s per node, prefix-cache hits

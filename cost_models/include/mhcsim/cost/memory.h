@@ -3,6 +3,7 @@
 // 2020) with the precision's dtypes, pipeline factors from the DualPipe table, activations
 // per micro-batch chunk with and without mHC recompute.
 #include <cstdint>
+#include <vector>
 
 #include "mhcsim/specs.h"
 
@@ -18,11 +19,14 @@ struct RankParameters {
   double total() const { return dense + experts; }
 };
 RankParameters rank_parameters(const Scenario& s);
+// What each pipeline rank's GPUs hold, rank by rank (after TP and EP).
+std::vector<RankParameters> parameters_per_rank(const Scenario& s);
 
 // Weights only, in precision.weights (serving and the KV fit).
 double weight_bytes_per_gpu(const Scenario& s);
 
 struct MemoryEstimate {
+  RankParameters parameters;  // of the rank priced: the one whose parameter state weighs most
   double weight_bytes = 0;
   double grad_bytes = 0;
   double master_weight_bytes = 0;
@@ -38,7 +42,8 @@ struct MemoryEstimate {
   bool fits() const { return total_bytes() <= hbm_bytes; }
 };
 
-// Training memory of the most loaded pipeline rank.
+// Training memory of the pipeline rank whose weights, gradients and optimizer states weigh most
+// (with the activations of the rank holding the most chunks in flight).
 MemoryEstimate training_memory(const Scenario& s);
 
 // Layers per chunk: ceil((layers + extra) / pipeline_chunks()).
