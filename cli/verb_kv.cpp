@@ -24,9 +24,12 @@ void setup_kv(CLI::App& app) {
                                   inputs["kv_block_tokens"] = s.workload.kv_block_tokens;
                                   print_table(out, api::kv_table(s, opts->context, opts->batch), std::move(inputs));
                                   if (out.json) return;
-                                  std::cout << "# seqs/GPU: after this GPU's weights ("
-                                            << to_string(s.precision.weights) << ") and a "
-                                            << cost::kServeActivationReserveFraction * 100 << "% activation reserve\n";
+                                  std::cout
+                                      << "# seqs/replica: sequences whose KV fits one replica of TP x PP = "
+                                      << s.parallel.tp * s.parallel.pp
+                                      << " GPUs (TP splits the KV heads, PP the layers), after each GPU's weights ("
+                                      << to_string(s.precision.weights) << ") and a "
+                                      << cost::kServeActivationReserveFraction * 100 << "% activation reserve\n";
                                 });
   cmd->add_option("--context", opts->context, "Tokens per sequence (default: workload.context_len)")
       ->check(key_flag("workload.context_len"));

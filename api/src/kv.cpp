@@ -21,7 +21,7 @@ reports::Table kv_table(const Scenario& s, int64_t context_tokens, int64_t batch
                     {"bytes_per_sequence", "per sequence (MiB)", 1, 1.0 / kMiB},
                     {"bytes_per_batch", "batch (GiB)", 2, 1.0 / kGiB},
                     {"vs_model", "vs model (x)", 2},
-                    {"sequences_per_gpu", "seqs/GPU"}});
+                    {"sequences_per_replica", "seqs/replica"}});
   const double own = cost::kv_bytes_per_token(s.model, dtype);
   for (const auto& layout : cost::kv_layouts(s.model)) {
     Scenario v = s;

@@ -20,7 +20,7 @@ std::vector<Metric> metrics() {
           {{"bubble_fraction", "bubble (%)", 2, 100}, false},
           {{"memory_per_gpu_bytes", "memory/GPU (GiB)", 2, 1.0 / kGiB}, false},
           {{"gpu_hours_for_budget", "GPU-hours (budget)", 0}, false},
-          {{"kv_sequences_per_gpu", "KV seqs/GPU", 0}, true},
+          {{"kv_sequences_per_replica", "KV seqs/replica", 0}, true},
           // Points that change DP change the batch unless workload.global_batch_seqs fixes it:
           // throughput and step time compare fairly only between rows with the same value here.
           {{"global_batch_seqs", "global batch (seqs)", 0}, false}};
@@ -31,7 +31,7 @@ std::vector<Metric> metrics() {
 void check_capacity(const Scenario& s, Evaluation& e) {
   Capacity c = capacity(s);
   e.values[kMemory] = c.memory_per_gpu_bytes;
-  if (c.kv_sequences_per_gpu) e.values[kSequences] = static_cast<double>(*c.kv_sequences_per_gpu);
+  if (c.kv_sequences_per_replica) e.values[kSequences] = static_cast<double>(*c.kv_sequences_per_replica);
   e.infeasible_reason = std::move(c.infeasible_reason);
 }
 

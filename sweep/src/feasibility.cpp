@@ -12,7 +12,7 @@ Capacity capacity(const Scenario& s) {
   Capacity c;
   if (s.workload.mode == WorkloadMode::Serve) {
     const auto fit = cost::kv_fit(s, s.workload.context_len);
-    c.kv_sequences_per_gpu = fit.sequences;
+    c.kv_sequences_per_replica = fit.sequences;
     c.memory_per_gpu_bytes =
         fit.weight_bytes + fit.reserve_bytes + static_cast<double>(s.workload.batch_seqs) * fit.bytes_per_sequence;
     if (fit.sequences < s.workload.batch_seqs)

@@ -13,7 +13,10 @@ check_json traffic_n1 'assert find(d, "recompute_block") == 0' -- traffic -s "$M
 # DeepSeek-V3 MLA: 70,272 B per token at BF16; MHA-shaped heads 71.1x more.
 check_json kv_mla 'r = d["rows"][0]; assert r["attention"].startswith("mla") and r["bytes_per_token"] == 70272, r' -- kv -s "$V3S" --context 131072 --batch 1
 check_json kv_mha 'r = [x for x in d["rows"] if x["attention"] == "mha"][0]; assert abs(r["vs_model"] - 71.1) < 0.1, r' -- kv -s "$V3S"
-check kv_units 0 "per token \(KiB\) per sequence \(MiB\) batch \(GiB\).*seqs/GPU" -- "$M" kv -s "$V3S"
+check kv_units 0 "per token \(KiB\) per sequence \(MiB\) batch \(GiB\).*seqs/replica" -- "$M" kv -s "$V3S"
+# A 128K GQA sequence of Llama-3 70B is 40 GiB: what fits is counted per TP 8 x PP 4 replica (a
+# probe read 98 "seqs/GPU", 3.9 TiB on one H200), and the table says over how many GPUs.
+check kv_replica 0 "seqs/replica: sequences whose KV fits one replica of TP x PP = 32 GPUs" -- "$M" kv -s "$SRC/scenarios/llama3_70b_gqa.toml" --context 131072 --set 'hardware.gpu="H200"'
 # DeepEP's accounting: 7,408 B FP8 dispatch and 14,336 B BF16 combine per selected expert.
 check_json a2a_payload 'assert find(d, "dispatch_logical_bytes") == 8 * 7408 and find(d, "combine_logical_bytes") == 8 * 14336' -- a2a -s "$V3T"
 check_json a2a_tokens 'assert find(d, "tokens") == 128' -- a2a -s "$V3T" --tokens 128

@@ -36,7 +36,7 @@ assert figs and all(os.path.exists(os.path.join(d, "figures", f + ".csv")) for f
 assert all(f"figures/{f}.csv" in md for f in figs)
 rows = list(csv.DictReader(open(os.path.join(d, "figures", "kv_fit.csv"))))
 own = [r for r in rows if r["series"].startswith("mla (scenario)") and float(r["context length (tokens)"]) == 4096]
-assert own and float(own[0]["sequences that fit in HBM (sequences)"]) == kv[0]["sequences_per_gpu"], (own, kv[0])
+assert own and float(own[0]["sequences that fit in HBM (sequences)"]) == kv[0]["sequences_per_replica"], (own, kv[0])
 PY
 "$mhcsim" report -s "$src/scenarios/deepseek_v3_train.toml" -o "$work/train" >/dev/null
 "$mhcsim" step -s "$src/scenarios/deepseek_v3_train.toml" --json >"$work/step.json"

@@ -14,8 +14,8 @@ struct Capacity {
   // Training: weights, gradients, optimizer states and activations (cost::training_memory);
   // serving: weights, the activation reserve and the batch's KV cache (cost::kv_fit).
   double memory_per_gpu_bytes = 0;
-  std::optional<int64_t> kv_sequences_per_gpu;  // serving only
-  std::string infeasible_reason;                // empty when it fits, else the numbers that say why
+  std::optional<int64_t> kv_sequences_per_replica;  // serving only
+  std::string infeasible_reason;                    // empty when it fits, else the numbers that say why
 };
 
 Capacity capacity(const Scenario& s);
