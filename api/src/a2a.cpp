@@ -1,35 +1,59 @@
 #include "mhcsim/api/a2a.h"
 
+#include <cmath>
+
 #include "mhcsim/cost/all_to_all.h"
+#include "mhcsim/cost/serving_step.h"
 
 namespace mhcsim::api {
 
 std::vector<reports::Quantity> a2a_quantities(const Scenario& s, int64_t tokens_option) {
   const auto& w = s.workload;
-  const int64_t tokens = tokens_option > 0               ? tokens_option
-                         : w.mode == WorkloadMode::Train ? w.micro_batch_seqs * w.seq_len
-                                                         : w.batch_seqs;
+  const bool serving = w.mode == WorkloadMode::Serve;
+  // A decode batch takes DeepEP's low-latency kernels, as `step` and `serve` price it (one
+  // micro-batch of the overlapped pair per all-to-all); training and prefill the normal ones.
+  const auto batch = serving && w.phase == ServePhase::Decode
+                         ? cost::decode_batch(static_cast<double>(w.batch_seqs), static_cast<double>(w.context_len))
+                         : cost::prompt_batch(static_cast<double>(w.batch_seqs), static_cast<double>(w.context_len));
+  const bool low_latency = serving && cost::ServingStepModel::low_latency(s, batch);
+  const int64_t tokens = tokens_option > 0 ? tokens_option
+                         : !serving        ? w.micro_batch_seqs * w.seq_len
+                         : low_latency     ? static_cast<int64_t>(std::ceil(
+                                             batch.tokens() / static_cast<double>(cost::ServingStepModel::micro_batches(
+                                                                  s, batch.tokens()))))
+                                           : w.batch_seqs;
   const auto t = cost::a2a_traffic_per_token(s);
+  std::vector<reports::Quantity> q{
+      {"kernel", "kernel", low_latency ? "DeepEP low-latency (decode)" : "DeepEP normal", ""},
+      {"ep", "EP group", s.parallel.ep, "GPUs"},
+      {"ep_nodes", "nodes in the EP group", t.ep_nodes, "nodes"},
+      {"nodes_limit", "nodes a token may reach", t.nodes_limit, "nodes"},
+      {"nodes_per_token", "expected destination nodes", t.nodes_per_token, "nodes"},
+      {"remote_nodes_per_token", "expected remote nodes", t.remote_nodes_per_token, "nodes"},
+      {"gpus_per_token", "expected destination GPUs", t.gpus_per_token, "GPUs"},
+      {"dispatch_nvlink_bytes", "dispatch NVLink per token", t.dispatch_nvlink_bytes, "KB", 1e-3, 2},
+      {"dispatch_nic_bytes", "dispatch IB per token", t.dispatch_nic_bytes, "KB", 1e-3, 2},
+      {"combine_nvlink_bytes", "combine NVLink per token", t.combine_nvlink_bytes, "KB", 1e-3, 2},
+      {"combine_nic_bytes", "combine IB per token", t.combine_nic_bytes, "KB", 1e-3, 2},
+      {"dispatch_logical_bytes", "dispatch logical (top-k x payload)", t.dispatch_logical_bytes, "KB", 1e-3, 2},
+      {"combine_logical_bytes", "combine logical", t.combine_logical_bytes, "KB", 1e-3, 2},
+      {"tokens", "tokens per GPU per MoE layer", tokens, "tokens"}};
+  if (low_latency) {
+    // The low-latency kernels write every selection over RDMA, NVLink peers included: no
+    // NVLink/IB split, their published time per EP size (cost::low_latency_a2a_seconds).
+    const auto ll = cost::low_latency_a2a_seconds(s, static_cast<double>(tokens));
+    q.push_back({"dispatch_s", "dispatch per MoE layer", ll.dispatch, "us", 1e6, 1});
+    q.push_back({"combine_s", "combine per MoE layer", ll.combine, "us", 1e6, 1});
+    return q;
+  }
   const auto time = cost::a2a_time(s, static_cast<double>(tokens));
-  return {{"ep", "EP group", s.parallel.ep, "GPUs"},
-          {"ep_nodes", "nodes in the EP group", t.ep_nodes, "nodes"},
-          {"nodes_limit", "nodes a token may reach", t.nodes_limit, "nodes"},
-          {"nodes_per_token", "expected destination nodes", t.nodes_per_token, "nodes"},
-          {"remote_nodes_per_token", "expected remote nodes", t.remote_nodes_per_token, "nodes"},
-          {"gpus_per_token", "expected destination GPUs", t.gpus_per_token, "GPUs"},
-          {"dispatch_nvlink_bytes", "dispatch NVLink per token", t.dispatch_nvlink_bytes, "KB", 1e-3, 2},
-          {"dispatch_nic_bytes", "dispatch IB per token", t.dispatch_nic_bytes, "KB", 1e-3, 2},
-          {"combine_nvlink_bytes", "combine NVLink per token", t.combine_nvlink_bytes, "KB", 1e-3, 2},
-          {"combine_nic_bytes", "combine IB per token", t.combine_nic_bytes, "KB", 1e-3, 2},
-          {"dispatch_logical_bytes", "dispatch logical (top-k x payload)", t.dispatch_logical_bytes, "KB", 1e-3, 2},
-          {"combine_logical_bytes", "combine logical", t.combine_logical_bytes, "KB", 1e-3, 2},
-          {"tokens", "tokens per GPU per MoE layer", tokens, "tokens"},
-          {"dispatch_nvlink_s", "dispatch NVLink time", time.dispatch_nvlink_seconds, "us", 1e6, 1},
-          {"dispatch_nic_s", "dispatch IB time", time.dispatch_nic_seconds, "us", 1e6, 1},
-          {"combine_nvlink_s", "combine NVLink time", time.combine_nvlink_seconds, "us", 1e6, 1},
-          {"combine_nic_s", "combine IB time", time.combine_nic_seconds, "us", 1e6, 1},
-          {"dispatch_s", "dispatch per MoE layer", time.dispatch_seconds(), "us", 1e6, 1},
-          {"combine_s", "combine per MoE layer", time.combine_seconds(), "us", 1e6, 1}};
+  q.push_back({"dispatch_nvlink_s", "dispatch NVLink time", time.dispatch_nvlink_seconds, "us", 1e6, 1});
+  q.push_back({"dispatch_nic_s", "dispatch IB time", time.dispatch_nic_seconds, "us", 1e6, 1});
+  q.push_back({"combine_nvlink_s", "combine NVLink time", time.combine_nvlink_seconds, "us", 1e6, 1});
+  q.push_back({"combine_nic_s", "combine IB time", time.combine_nic_seconds, "us", 1e6, 1});
+  q.push_back({"dispatch_s", "dispatch per MoE layer", time.dispatch_seconds(), "us", 1e6, 1});
+  q.push_back({"combine_s", "combine per MoE layer", time.combine_seconds(), "us", 1e6, 1});
+  return q;
 }
 
 }  // namespace mhcsim::api

@@ -20,6 +20,10 @@ check kv_replica 0 "seqs/replica: sequences whose KV fits one replica of TP x PP
 # DeepEP's accounting: 7,408 B FP8 dispatch and 14,336 B BF16 combine per selected expert.
 check_json a2a_payload 'assert find(d, "dispatch_logical_bytes") == 8 * 7408 and find(d, "combine_logical_bytes") == 8 * 14336' -- a2a -s "$V3T"
 check_json a2a_tokens 'assert find(d, "tokens") == 128' -- a2a -s "$V3T" --tokens 128
+# A decode batch takes DeepEP's low-latency kernels, as step prices it: at EP 144 and 128 tokens
+# between DeepEP's EP128 (192 + 369 us) and EP256 (194 + 360 us) rows. (a2a priced the normal
+# kernels there, 145 + 221 us, 35% under step's all-to-all.)
+check_json a2a_decode 'assert find(d, "kernel") == "DeepEP low-latency (decode)" and 190e-6 < find(d, "dispatch_s") < 195e-6 and 359e-6 < find(d, "combine_s") < 370e-6, d' -- a2a -s "$V3S" --tokens 128
 # The cost model's errors name the scenario file and the key as the file spells it.
 check a2a_dense 2 "llama3_70b_gqa.toml: model.moe.routed_experts: all-to-all needs a MoE model" -- \
   "$M" a2a -s "$SRC/scenarios/llama3_70b_gqa.toml"

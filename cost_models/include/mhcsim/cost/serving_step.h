@@ -105,6 +105,10 @@ class ServingStepModel {
 
   IterationTime time(const BatchShape& b) const;
   double seconds(const BatchShape& b) const { return time(b).seconds; }
+  // How an iteration of `tokens` splits, and whether it takes DeepEP's low-latency kernels:
+  // what `a2a` shows for a serving scenario.
+  static int64_t micro_batches(const Scenario& s, double tokens) { return Split(s).micro_batches(tokens); }
+  static bool low_latency(const Scenario& s, const BatchShape& b) { return Split(s).low_latency(b); }
 
   int64_t gpus_per_replica() const { return gpus_per_replica_; }
   // Paged KV cache of one replica: the memory model's budget (HBM - weights - reserve, kv_fit)
