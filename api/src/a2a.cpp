@@ -16,12 +16,13 @@ std::vector<reports::Quantity> a2a_quantities(const Scenario& s, int64_t tokens_
                          ? cost::decode_batch(static_cast<double>(w.batch_seqs), static_cast<double>(w.context_len))
                          : cost::prompt_batch(static_cast<double>(w.batch_seqs), static_cast<double>(w.context_len));
   const bool low_latency = serving && cost::ServingStepModel::low_latency(s, batch);
-  const int64_t tokens = tokens_option > 0 ? tokens_option
-                         : !serving        ? w.micro_batch_seqs * w.seq_len
-                         : low_latency     ? static_cast<int64_t>(std::ceil(
-                                             batch.tokens() / static_cast<double>(cost::ServingStepModel::micro_batches(
-                                                                  s, batch.tokens()))))
-                                           : w.batch_seqs;
+  const int64_t tokens =
+      tokens_option > 0 ? tokens_option
+      : !serving        ? w.micro_batch_seqs * w.seq_len
+      : low_latency
+          ? static_cast<int64_t>(std::ceil(
+                batch.tokens() / static_cast<double>(cost::ServingStepModel::micro_batches(s, batch.tokens()))))
+          : w.batch_seqs;
   const auto t = cost::a2a_traffic_per_token(s);
   std::vector<reports::Quantity> q{
       {"kernel", "kernel", low_latency ? "DeepEP low-latency (decode)" : "DeepEP normal", ""},

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "mhcsim/cost/all_to_all.h"
 #include "mhcsim/error.h"
 #include "mhcsim/sweep/evaluators.h"
 
@@ -107,7 +108,12 @@ struct Walk {
           }
           for (const int64_t ep : d) {
             const int64_t slots = base.model.routed_experts + base.parallel.redundant_experts;
-            if (ep > base.model.routed_experts || slots % ep != 0 || (c.dp * tp) % ep != 0) {
+            // A file's max_nodes_per_token holds at the EP it was written for; at a larger EP
+            // the expert groups spread over more nodes than it allows (cost::routing_node_limit).
+            const int64_t max_nodes = base.parallel.max_nodes_per_token;
+            if (ep > base.model.routed_experts || slots % ep != 0 || (c.dp * tp) % ep != 0 ||
+                (max_nodes > 0 && max_nodes < cost::routing_node_limit(base.model, ep, base.parallel.redundant_experts,
+                                                                       base.hardware.nvlink_domain()))) {
               cut(Prune::EpSplit, below_ep);
               continue;
             }

@@ -85,10 +85,42 @@ TEST_CASE("DeepSeek-V3 EP64 over 8 nodes, at most 4 nodes per token: NVLink vs I
   CHECK_THAT(t.dispatch_nic_bytes, WithinRel(t.remote_nodes_per_token * 7408, 1e-12));
   CHECK_THAT(t.combine_nic_bytes, WithinRel(t.remote_nodes_per_token * 14336, 1e-12));
   CHECK(t.dispatch_logical_bytes == 8 * 7408.0);
-  // Node-limited routing sends fewer IB copies than unlimited routing over 8 nodes.
-  CHECK(t.dispatch_nic_bytes < a2a_traffic_per_token(v3_ep(64, 0)).dispatch_nic_bytes);
+  // Node-limited routing sends fewer IB copies than unlimited routing over 8 nodes (a gate
+  // without expert groups; DeepSeek-V3's own 4-of-8 groups limit it to 4 nodes here, as 4 does).
+  auto ungrouped = v3_ep(64, 0);
+  ungrouped.model.expert_groups = 1;
+  ungrouped.model.max_groups_per_token = 1;
+  CHECK(a2a_traffic_per_token(ungrouped).nodes_limit == 8);
+  CHECK(t.dispatch_nic_bytes < a2a_traffic_per_token(ungrouped).dispatch_nic_bytes);
+  CHECK(a2a_traffic_per_token(v3_ep(64, 0)).dispatch_nic_bytes == t.dispatch_nic_bytes);
   // Deduplication per node: IB carries at most one copy per remote node, fewer than top-k.
   CHECK(t.dispatch_nic_bytes < t.dispatch_logical_bytes);
+}
+
+// DeepSeek-V3's gate picks 4 of 8 groups of 32 experts. One group per node (EP64 over 8 nodes)
+// reaches 4 nodes; EP144 over 18 nodes with 32 redundant experts has 16 slots per node, so a
+// group spans 2 and a token reaches up to 8 (day 6's decode deployment); EP256, 4 per node.
+// A scenario that asks for fewer than the routing reaches is refused (the shipped serving
+// scenario said 4 at EP144, a probe found, and the IB bytes were 45% short).
+TEST_CASE("group-limited routing sets the nodes a token reaches; fewer cannot be asked for") {
+  const auto m = test::deepseek_v3();
+  CHECK(routing_node_limit(m, 64, 0, 8) == 4);
+  CHECK(routing_node_limit(m, 144, 32, 8) == 8);
+  CHECK(routing_node_limit(m, 256, 0, 8) == 16);
+  CHECK(routing_node_limit(m, 8, 0, 8) == 1);
+  auto ep144 = v3_ep(144, 0);
+  ep144.parallel.redundant_experts = 32;
+  CHECK(a2a_traffic_per_token(ep144).nodes_limit == 8);
+  ep144.parallel.max_nodes_per_token = 4;
+  try {
+    a2a_traffic_per_token(ep144);
+    FAIL("max_nodes_per_token = 4 at EP144 was taken");
+  } catch (const SpecError& e) {
+    CHECK(e.key() == "parallel.max_nodes_per_token");
+    CHECK_THAT(e.what(), Catch::Matchers::Contains("at least 8"));
+  }
+  ep144.parallel.max_nodes_per_token = 12;  // looser than the routing: the routing's 8
+  CHECK(a2a_traffic_per_token(ep144).nodes_limit == 8);
 }
 
 TEST_CASE("intra-node EP8 uses NVLink only; alpha-beta time from the catalog or calibration") {

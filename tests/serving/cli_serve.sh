@@ -47,7 +47,7 @@ assert 1 < n < 128 and abs(c['pooled_max_rate_per_s'] - 20) / 20 < 0.25, c
 check_json serve_target_small "
 c = d['capacity']
 assert c['simulated_replicas'] == 1 and c['pooled_max_rate_per_s'] is None and c['pools'][0]['replicas'] == 144, c
-" -- serve -s "$S" --requests 300 --slo-ttft 2s --target-rate 0.2
+" -- serve -s "$S" --requests 300 --slo-ttft 2s --target-rate 0.1
 check serve_target_rate_text 0 "capacity for 2000 requests/s \(--target-rate\): serving [0-9]+ replicas" -- "$M" serve -s "$S" --requests 300 --slo-ttft 2s --target-rate 2000
 check_json serve_disaggregated "
 assert d['runs'][0]['requests'] == 200 and d['prefill_replicas'] == 1 and d['runs'][0]['gpus'] == 3

@@ -41,6 +41,13 @@ struct A2aTraffic {
 // Throws SpecError when the scenario has no experts, EP < 1 or top-k > experts.
 A2aTraffic a2a_traffic_per_token(const Scenario& s);
 
+// The most nodes group-limited routing (DeepSeek-V3's gate: max_groups_per_token of the expert
+// groups, report sec. 2.1.2) sends a token to when EP `ep` spreads the routed + redundant
+// experts over nodes of `node_gpus` GPUs: each group of routed / groups experts spans at least
+// ceil(group / expert slots per node) nodes. The EP group's nodes without groups. A
+// parallel.max_nodes_per_token below it cannot be routed (a2a_traffic_per_token refuses it).
+int64_t routing_node_limit(const ModelSpec& m, int64_t ep, int64_t redundant_experts, int64_t node_gpus);
+
 struct A2aTime {
   double dispatch_nvlink_seconds = 0;
   double dispatch_nic_seconds = 0;

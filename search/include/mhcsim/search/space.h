@@ -30,7 +30,8 @@ enum class Prune : int {
   CpSequence,     // workload.seq_len not divisible into 2 x CP chunks (parallel.cp)
   PpLayers,       // PP above the layer count (parallel.pp)
   GpuSplit,       // the job size not a multiple of TP x CP x PP (hardware.gpus)
-  EpSplit,        // EP above the routed experts, not dividing them (+ redundant) or DP x TP (parallel.ep)
+  EpSplit,        // EP above the routed experts, not dividing them (+ redundant) or DP x TP, or
+                  // spreading the expert groups past parallel.max_nodes_per_token (parallel.ep)
   StageSplit,     // layers + extra_stage_layers not divisible by the pipeline stages (parallel.pp)
   BatchSplit,     // global batch not divisible by DP x micro-batch sequences, or too many micro-batches
   Schedule,       // DualPipe with odd PP or an odd micro-batch count; DualPipe(V) with fewer than
