@@ -137,14 +137,17 @@ void derive_dp(Scenario& s, const Checker& c) {
                         p.world_size()));
 }
 
-// A --set of a workload key that only the other mode reads would change nothing without a
+// A --set of a workload or parallel key that only the other mode reads would change nothing without a
 // word: a serving run's token budget, a training run's workload.phase. In a file such keys may
 // stay (a training scenario run with --set workload.mode=serve keeps its batch). seq_len,
 // micro_batch_seqs, context_len, batch_seqs and kv_block_tokens are read in either mode
 // (traffic, kv, a2a and the report's KV figures use them).
 void check_mode_keys(const Scenario& s, const Checker& c) {
   const bool train = s.workload.mode == WorkloadMode::Train;
-  const std::vector<const char*> train_only{"workload.global_batch_seqs", "workload.token_budget"};
+  // Serving splits an iteration by itself (parallel.overlap: two overlapped micro-batches; PP: PP
+  // of them), so parallel.micro_batches is training's.
+  const std::vector<const char*> train_only{"workload.global_batch_seqs", "workload.token_budget",
+                                            "parallel.micro_batches"};
   const std::vector<const char*> serve_only{"workload.phase", "workload.target_tokens_per_second"};
   for (const char* key : train ? serve_only : train_only)
     c.require(!c.keys.has(key) || c.keys.at(key).file != "--set", key,

@@ -394,6 +394,8 @@ TEST_CASE("overrides from --set go through the same validation") {
     const std::string serve_text = read_text(kScenarios / "deepseek_v3_serve.toml");
     CHECK_THAT(error_of(serve_text, {parse_override("workload.global_batch_seqs=64")}).reason(),
                Catch::Contains("only for mode = train"));
+    // Serving splits its iterations itself: --set parallel.micro_batches=8 changed nothing.
+    CHECK(error_of(serve_text, {parse_override("parallel.micro_batches=8")}).key() == "parallel.micro_batches");
     // A training file run as a service keeps its batch keys: a template, not overrides.
     const Scenario as_service = load_scenario_from_string(
         read_text(kScenarios / "llama3_70b_gqa.toml"), "llama.toml",
