@@ -191,6 +191,11 @@ std::optional<ScheduleProblem> schedule_problem(const ParallelSpec& p, bool virt
                      fmt::format("DualPipe splits micro-batches over two directions: needs an even count (got {})",
                                  p.micro_batches));
   }
+  // ZB-H1 (Qi et al. 2023, Figure 3) fills the pipeline with PP forwards before its first B;
+  // `step` priced fewer with the formula while `simulate` refused them.
+  if (p.schedule == Schedule::ZB1P && p.micro_batches < p.pp)
+    return problem("parallel.micro_batches",
+                   fmt::format("ZB-H1 needs micro_batches >= PP = {} (got {})", p.pp, p.micro_batches));
   if (p.schedule == Schedule::Interleaved1F1B) {
     if (p.virtual_stages < 2)
       return problem("parallel.virtual_stages",

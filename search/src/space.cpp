@@ -154,7 +154,7 @@ struct Walk {
       return cut(Prune::BatchSplit, below_mbs);
     const bool dual = c.schedule == Schedule::DualPipe || c.schedule == Schedule::DualPipeV;
     if ((dual && m < 2 * c.pp) || (c.schedule == Schedule::DualPipe && m % 2 != 0) ||
-        (c.schedule == Schedule::Interleaved1F1B && m % c.pp != 0))
+        (c.schedule == Schedule::ZB1P && m < c.pp) || (c.schedule == Schedule::Interleaved1F1B && m % c.pp != 0))
       return cut(Prune::Schedule, below_mbs);
     c.micro_batch_seqs = mbs;
     c.micro_batches = m;

@@ -35,7 +35,8 @@ enum class Prune : int {
   StageSplit,     // layers + extra_stage_layers not divisible by the pipeline stages (parallel.pp)
   BatchSplit,     // global batch not divisible by DP x micro-batch sequences, or too many micro-batches
   Schedule,       // DualPipe with odd PP or an odd micro-batch count; DualPipe(V) with fewer than
-                  // 2 PP micro-batches; interleaved with micro-batches not a multiple of PP
+                  // 2 PP micro-batches; ZB-H1 with fewer than PP; interleaved with micro-batches not a
+                  // multiple of PP
   SpWithoutTp,    // sequence parallelism with TP 1 (the same point as without)
   ZeroWithoutDp,  // ZeRO 1-3 with DP 1 (nothing to shard)
   MhcBlock,       // mHC recompute block longer than a chunk's mHC sub-layers
