@@ -184,9 +184,13 @@ CompareAnswer compare_named(const CompareRequest& r, const std::function<Scenari
                      row.minor ? reports::Cell{std::string("<1% of step, not ranked")} : reports::Cell{}});
   const auto& src = meas.timeline.sources;
   const std::string scope = fmt::format(
-      "{} measured rank(s) vs simulated ranks {}..{} of {}; {} kernels measured ({} classed by annotations), {} "
+      "{} measured rank(s){} vs simulated ranks {}..{} of {}; {} kernels measured ({} classed by annotations), {} "
       "host/annotation events ignored; {}",
-      n, r.rank, r.rank + n - 1, simu.timeline.ranks, meas.timeline.spans.size(),
+      n,
+      meas.timeline.ranks > n ? fmt::format(" (of the trace's {}: the simulation has no rank past {})",
+                                            meas.timeline.ranks, simu.timeline.ranks - 1)
+                              : std::string(),
+      r.rank, r.rank + n - 1, simu.timeline.ranks, meas.timeline.spans.size(),
       src.by_launch_thread + src.by_launch_process + src.by_cpu_op + src.by_gpu_range, meas.timeline.ignored_events,
       w.what);
   a.notes = {scope, fmt::format("mean |error| {:.1f} %, max |error| {:.1f} % over {} figures ({} under 1% of the step "

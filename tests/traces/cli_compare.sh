@@ -39,6 +39,11 @@ if verb_exists simulate && "$M" simulate -s "$S" --trace "$tmp/sim.json" >/dev/n
   # ts/dur are written to 1 ns: well under 0.01% on ms-scale chunks.
   check_json sim_round_trip "$(all_within 0.01); assert len(d['rows']) >= 8" -- compare --trace "$tmp/sim.json" -s "$S"
   check_json sim_round_trip_gz "$(all_within 0.01)" -- compare --trace "$tmp/sim.json.gz" -s "$S"
+  # One rank cut out of it compares with the same rank (--rank): that rank's own span on both sides.
+  python3 -c "import json, sys; d = json.load(open(sys.argv[1])); \
+json.dump({'traceEvents': [e for e in d['traceEvents'] if e.get('pid') == 1]}, open(sys.argv[2], 'w'))" \
+    "$tmp/sim.json" "$tmp/rank1.json"
+  check_json sim_one_rank "$(all_within 0.01)" -- compare --trace "$tmp/rank1.json" -s "$S" --rank 1
 else
   fail "simulate --trace did not run:"; head -3 "$tmp/err"
 fi

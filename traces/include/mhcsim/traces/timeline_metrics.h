@@ -37,7 +37,7 @@ struct TimelineMetrics {
   std::vector<RoleBusy> streams;  // sorted by rank, then role
 };
 
-// Ranks [first_rank, first_rank + rank_count) of `t`; the step spans all of `t`'s spans and is
+// Ranks [first_rank, first_rank + rank_count) of `t`; the step spans those ranks' spans and is
 // divided by `steps` (a trace may hold several); busy times are divided likewise.
 TimelineMetrics measure(const KernelTimeline& t, int32_t first_rank, int32_t rank_count, double steps = 1);
 
