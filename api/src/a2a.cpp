@@ -1,5 +1,6 @@
 #include "mhcsim/api/a2a.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "mhcsim/cost/all_to_all.h"
@@ -16,13 +17,16 @@ std::vector<reports::Quantity> a2a_quantities(const Scenario& s, int64_t tokens_
                          ? cost::decode_batch(static_cast<double>(w.batch_seqs), static_cast<double>(w.context_len))
                          : cost::prompt_batch(static_cast<double>(w.batch_seqs), static_cast<double>(w.context_len));
   const bool low_latency = serving && cost::ServingStepModel::low_latency(s, batch);
-  const int64_t tokens =
-      tokens_option > 0 ? tokens_option
-      : !serving        ? w.micro_batch_seqs * w.seq_len
-      : low_latency
-          ? static_cast<int64_t>(std::ceil(
-                batch.tokens() / static_cast<double>(cost::ServingStepModel::micro_batches(s, batch.tokens()))))
-          : w.batch_seqs;
+  // Serving: one micro-batch of the iteration, each TP rank dispatching its share (as the
+  // serving step prices it): a decode batch's sequences, a prefill batch's prompt tokens.
+  const auto serving_tokens = [&] {
+    const double micro_batches = static_cast<double>(cost::ServingStepModel::micro_batches(s, batch.tokens()));
+    return static_cast<int64_t>(
+        std::ceil(batch.tokens() / micro_batches / static_cast<double>(std::max<int64_t>(1, s.parallel.tp))));
+  };
+  const int64_t tokens = tokens_option > 0 ? tokens_option
+                         : serving         ? serving_tokens()
+                                           : w.micro_batch_seqs * w.seq_len;
   const auto t = cost::a2a_traffic_per_token(s);
   std::vector<reports::Quantity> q{
       {"kernel", "kernel", low_latency ? "DeepEP low-latency (decode)" : "DeepEP normal", ""},

@@ -16,8 +16,9 @@ namespace mhcsim::api {
 reports::Table bubble_table(const Scenario& base) {
   reports::Table t("pipeline schedules at PP " + std::to_string(base.parallel.pp) + ", " +
                        std::to_string(base.parallel.micro_batches) +
-                       " micro-batches (per middle chunk: F and B as a lone slot runs them, all-to-alls whole; "
-                       "W; F&B as the DualPipes pair them, else F + B)",
+                       " micro-batches (per chunk the pipeline fills through: F and B as a lone slot runs them, "
+                       "all-to-alls whole; W; F&B as an F&B slot pairs them in the DualPipes and combined "
+                       "1F1B, else F + B)",
                    {{"schedule", "schedule"},
                     {"layers_per_chunk", "layers/chunk"},
                     {"f_s", "F (ms)", 2, 1e3},

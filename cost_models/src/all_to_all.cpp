@@ -39,14 +39,21 @@ double combine_bytes_per_selection(int64_t hidden, DType combine) {
   return d(hidden) * bytes_per_element(combine);
 }
 
-int64_t routing_node_limit(const ModelSpec& m, int64_t ep, int64_t redundant_experts, int64_t node_gpus) {
+RoutingNodes routing_nodes(const ModelSpec& m, int64_t ep, int64_t redundant_experts, int64_t node_gpus) {
   const int64_t gpn = std::max<int64_t>(1, node_gpus);
   const int64_t ep_nodes = (std::max<int64_t>(1, ep) + gpn - 1) / gpn;
-  if (m.expert_groups <= 1) return ep_nodes;
-  const int64_t slots_per_node = std::max<int64_t>(1, (m.routed_experts + redundant_experts) / ep_nodes);
+  if (m.expert_groups <= 1) return {ep_nodes, ep_nodes};
   const int64_t group_experts = m.routed_experts / m.expert_groups;
-  const int64_t group_nodes = (group_experts + slots_per_node - 1) / slots_per_node;
-  return std::min(ep_nodes, m.max_groups_per_token * group_nodes);
+  // Nodes a group of `per_node`-expert nodes spans at least, and what max_groups_per_token of
+  // them reach.
+  const auto reach = [&](int64_t per_node) {
+    per_node = std::max<int64_t>(1, per_node);
+    return std::min(ep_nodes, m.max_groups_per_token * ((group_experts + per_node - 1) / per_node));
+  };
+  // Distinct experts per node (the replicas add none): the default. Slots per node, replicas
+  // filled with the group's own experts: the fewest any placement reaches.
+  return {reach((m.routed_experts + ep_nodes - 1) / ep_nodes),
+          reach((m.routed_experts + redundant_experts) / ep_nodes)};
 }
 
 A2aTraffic a2a_traffic_per_token(const Scenario& s) {
@@ -66,15 +73,16 @@ A2aTraffic a2a_traffic_per_token(const Scenario& s) {
   check(experts_per_node * t.ep_nodes == slots && experts_per_node % gpus_in_node == 0, "parallel.ep",
         "routed + redundant experts must split evenly over the EP nodes and GPUs");
   // DeepSeek's training placed one expert group per node (EP64 over 8 nodes: a token reaches
-  // 4); at EP144 over 18 nodes a group of 32 spans 2 nodes of 16 slots, so it reaches up to 8.
-  const int64_t routing_limit = routing_node_limit(m, p.ep, p.redundant_experts, gpn);
-  check(p.max_nodes_per_token == 0 || p.max_nodes_per_token >= routing_limit, "parallel.max_nodes_per_token", [&] {
+  // 4); at EP144 over 18 nodes a node holds 15 of the 256 experts (16 slots with the replicas),
+  // so a group of 32 spans 3 nodes and a token reaches up to 12 (no placement fewer than 8).
+  const auto routing = routing_nodes(m, p.ep, p.redundant_experts, gpn);
+  check(p.max_nodes_per_token == 0 || p.max_nodes_per_token >= routing.fewest, "parallel.max_nodes_per_token", [&] {
     return fmt::format(
         "{} nodes cannot hold the {} of {} expert groups a token reaches (model.moe.max_groups_per_token) with "
         "{} expert slots per node: at least {}, or 0 for the routing's own limit",
-        p.max_nodes_per_token, m.max_groups_per_token, m.expert_groups, experts_per_node, routing_limit);
+        p.max_nodes_per_token, m.max_groups_per_token, m.expert_groups, experts_per_node, routing.fewest);
   });
-  t.nodes_limit = p.max_nodes_per_token > 0 ? std::min(p.max_nodes_per_token, routing_limit) : routing_limit;
+  t.nodes_limit = p.max_nodes_per_token > 0 ? std::min(p.max_nodes_per_token, routing.reach) : routing.reach;
   const int64_t reachable = experts_per_node * t.nodes_limit;
   t.nodes_per_token = expected_unique_bins(reachable, t.nodes_limit, m.top_k);
   t.remote_nodes_per_token = t.nodes_per_token * d(t.ep_nodes - 1) / d(t.ep_nodes);

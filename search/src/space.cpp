@@ -109,11 +109,12 @@ struct Walk {
           for (const int64_t ep : d) {
             const int64_t slots = base.model.routed_experts + base.parallel.redundant_experts;
             // A file's max_nodes_per_token holds at the EP it was written for; at a larger EP
-            // the expert groups spread over more nodes than it allows (cost::routing_node_limit).
+            // the expert groups spread over more nodes than it allows (cost::routing_nodes).
             const int64_t max_nodes = base.parallel.max_nodes_per_token;
             if (ep > base.model.routed_experts || slots % ep != 0 || (c.dp * tp) % ep != 0 ||
-                (max_nodes > 0 && max_nodes < cost::routing_node_limit(base.model, ep, base.parallel.redundant_experts,
-                                                                       base.hardware.nvlink_domain()))) {
+                (max_nodes > 0 && max_nodes < cost::routing_nodes(base.model, ep, base.parallel.redundant_experts,
+                                                                  base.hardware.nvlink_domain())
+                                                  .fewest)) {
               cut(Prune::EpSplit, below_ep);
               continue;
             }

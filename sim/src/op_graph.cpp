@@ -198,8 +198,9 @@ class Builder {
       // slot before it; in an F&B slot, what the partner computes after it still hides it.
       const int32_t issued_after =
           last_on_stream_[static_cast<size_t>(rank * kStreamsPerRank + static_cast<int32_t>(StreamKind::Compute))];
+      const int32_t previous = c.prev;  // the chain edge already orders them
       add_chained(rank, c, p.stream, p.seconds, p.piece, false);
-      if (a2a && issued_after != kNone) edges_.emplace_back(issued_after, c.prev);
+      if (a2a && issued_after != kNone && issued_after != previous) edges_.emplace_back(issued_after, c.prev);
       if (a2a) link_uses_[static_cast<size_t>(c.link_use)].first = c.prev;
     }
     if (a2a) c.serialised = k;

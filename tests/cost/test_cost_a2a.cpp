@@ -98,19 +98,28 @@ TEST_CASE("DeepSeek-V3 EP64 over 8 nodes, at most 4 nodes per token: NVLink vs I
 }
 
 // DeepSeek-V3's gate picks 4 of 8 groups of 32 experts. One group per node (EP64 over 8 nodes)
-// reaches 4 nodes; EP144 over 18 nodes with 32 redundant experts has 16 slots per node, so a
-// group spans 2 and a token reaches up to 8 (day 6's decode deployment); EP256, 4 per node.
+// reaches 4 nodes; EP144 over 18 nodes (day 6's decode deployment) holds 15 distinct experts
+// per node, so a group spans 3 and a token reaches up to 12 (8 if the 32 replicas filled the
+// 16 slots with the group's own experts); EP256, 4 per node: 16.
 // A scenario that asks for fewer than the routing reaches is refused (the shipped serving
 // scenario said 4 at EP144, a probe found, and the IB bytes were 45% short).
 TEST_CASE("group-limited routing sets the nodes a token reaches; fewer cannot be asked for") {
   const auto m = test::deepseek_v3();
-  CHECK(routing_node_limit(m, 64, 0, 8) == 4);
-  CHECK(routing_node_limit(m, 144, 32, 8) == 8);
-  CHECK(routing_node_limit(m, 256, 0, 8) == 16);
-  CHECK(routing_node_limit(m, 8, 0, 8) == 1);
+  const auto at = [&](int64_t ep, int64_t redundant) { return routing_nodes(m, ep, redundant, 8); };
+  CHECK(at(64, 0).reach == 4);
+  CHECK(at(64, 0).fewest == 4);
+  // 15 of the 256 experts per node (16 slots with the replicas): 3 nodes per group, 2 at best.
+  CHECK(at(144, 32).reach == 12);
+  CHECK(at(144, 32).fewest == 8);
+  CHECK(at(256, 0).reach == 16);
+  CHECK(at(8, 0).reach == 1);
+  // EP72 over 9 nodes with 32 replicas: 29 distinct experts per node, 32 slots, so SGLang's
+  // max_nodes_per_token = 4 can be routed (a group per node) and caps the 8 of the default.
+  CHECK(at(72, 32).reach == 8);
+  CHECK(at(72, 32).fewest == 4);
   auto ep144 = v3_ep(144, 0);
   ep144.parallel.redundant_experts = 32;
-  CHECK(a2a_traffic_per_token(ep144).nodes_limit == 8);
+  CHECK(a2a_traffic_per_token(ep144).nodes_limit == 12);
   ep144.parallel.max_nodes_per_token = 4;
   try {
     a2a_traffic_per_token(ep144);
@@ -119,8 +128,10 @@ TEST_CASE("group-limited routing sets the nodes a token reaches; fewer cannot be
     CHECK(e.key() == "parallel.max_nodes_per_token");
     CHECK_THAT(e.what(), Catch::Matchers::Contains("at least 8"));
   }
-  ep144.parallel.max_nodes_per_token = 12;  // looser than the routing: the routing's 8
+  ep144.parallel.max_nodes_per_token = 8;  // a placement that packs the replicas in-group
   CHECK(a2a_traffic_per_token(ep144).nodes_limit == 8);
+  ep144.parallel.max_nodes_per_token = 16;  // looser than the routing: the routing's 12
+  CHECK(a2a_traffic_per_token(ep144).nodes_limit == 12);
 }
 
 TEST_CASE("intra-node EP8 uses NVLink only; alpha-beta time from the catalog or calibration") {

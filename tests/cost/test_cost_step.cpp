@@ -173,6 +173,15 @@ TEST_CASE("the most loaded rank is compared per GPU: DeepSeek-V3's rank 0 with t
   // Memory prices the rank whose state weighs most, and says which parameters it holds.
   const auto m = training_memory(s);
   CHECK(m.parameters.total() == ranks.front().total());
+  // Under ZeRO-3 the dense parameters shard over DP 128 and the experts over 2 expert-DP ranks:
+  // a rank of 8 MoE layers (the most experts) weighs most, not rank 0.
+  auto z3 = s;
+  z3.parallel.zero_stage = 3;
+  const auto m3 = training_memory(z3);
+  double most_experts = 0;
+  for (const auto& r : ranks) most_experts = std::max(most_experts, r.experts);
+  CHECK(m3.parameters.experts == most_experts);
+  CHECK(m3.parameters.total() < ranks.front().total());
 }
 
 namespace {

@@ -332,3 +332,33 @@ TEST_CASE("search: a base scenario on combined 1F1B searches every schedule, com
   CHECK(combined);
   CHECK(dual);
 }
+
+// A file's max_nodes_per_token holds at its EP: DeepSeek-V3's 4 nodes route (a group per node) at
+// EP 64 over 8 nodes, not at EP 128 (16 experts per node: a group spans 2, a token at least 8
+// nodes), where the all-to-all refuses it; the walk prunes those EPs (ep_split) instead of
+// failing the search.
+TEST_CASE("search: an EP at which the file's max_nodes_per_token cannot be routed is pruned") {
+  const auto eps_walked = [](int64_t max_nodes) {
+    auto base = dsv3();
+    base.parallel.max_nodes_per_token = max_nodes;
+    Axes a;
+    a.gpus = {2048};
+    a.schedules = {Schedule::DualPipe};
+    a.micro_batch_seqs = {1};
+    a.recompute = {ActivationRecompute::Selective};
+    a.zero_stages = {1};
+    a.mhc_blocks = {kMhcRecomputeOff};
+    std::set<int64_t> eps;
+    PruneCounts pruned;
+    enumerate(
+        base, a, SpaceLimits{15360, 0}, [&](const Candidate& c) { eps.insert(c.ep); }, pruned);
+    return std::make_pair(eps, pruned[Prune::EpSplit]);
+  };
+  const auto [free_eps, free_cut] = eps_walked(0);
+  const auto [capped_eps, capped_cut] = eps_walked(4);
+  CHECK(free_eps.count(128) == 1);
+  CHECK(capped_eps.count(64) == 1);
+  CHECK(capped_eps.count(128) == 0);
+  CHECK(capped_eps.count(256) == 0);
+  CHECK(capped_cut > free_cut);
+}

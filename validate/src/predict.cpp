@@ -79,8 +79,8 @@ double predict(const Scenario& s, std::string_view metric) {
   if (metric == "mfu_pct") return cost::step_estimate(s).mfu * 100.0;
   if (metric == "activation_gib_per_gpu") return cost::training_memory(s).activation_bytes / kGiB;
   if (metric == "step_time_ratio_vs_residual") return step_time_ratio_vs_residual(s);
-  // One F&B slot as the schedule runs it: paired in the DualPipes (what outlasts the partner's
-  // compute exposed), F + B one after the other elsewhere.
+  // One F&B slot as the schedule runs it: paired in the DualPipes and combined 1F1B (what
+  // outlasts the partner's compute exposed), F + B one after the other elsewhere.
   if (metric == "fb_chunk_pair_s") return cost::step_estimate(s).phases.fb;
   const auto kind = [&](cost::OpKind k) {
     return cost::step_estimate(s).middle_chunk.kind_seconds[static_cast<size_t>(k)];

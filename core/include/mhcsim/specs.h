@@ -160,7 +160,7 @@ struct ParallelSpec {
   // pipelined with its GEMMs (at most their time); 0 = on the critical path whole (training, SP).
   double tp_overlap = 0;
   int64_t ep = 1;                   // expert parallel group size (inside the DP x TP ranks)
-  int64_t max_nodes_per_token = 0;  // node-limited routing (0 = unlimited)
+  int64_t max_nodes_per_token = 0;  // node-limited routing (0 = the model's group-limited routing's)
   int64_t redundant_experts = 0;    // extra replicas of hot experts (DeepSeek-V3 serving: 32)
   // Routed rows on the most loaded EP rank / the mean (1 = perfectly balanced, as DeepSeek's
   // profiling runs simulate). It paces the grouped expert GEMMs and the all-to-all.
@@ -232,8 +232,8 @@ struct PublishedResults {
 //   activation_gib_per_gpu       activation memory of the most loaded GPU, GiB
 //   step_time_ratio_vs_residual  step time / the same run with a plain residual (mHC overhead)
 //   fb_chunk_pair_s              one F&B slot of a middle chunk as the schedule runs it (the
-//                                DualPipes pair F with B, exposing what of their all-to-alls
-//                                outlasts the partner's compute; elsewhere F + B), s
+//                                DualPipes and combined 1F1B pair F with B, exposing what of
+//                                their all-to-alls outlasts the partner's compute; else F + B), s
 //   fb_pair_gemm_s, fb_pair_attention_s, fb_pair_memory_bound_s
 //                                that pair's GEMM, attention-core and memory-bound kernel time, s
 //   input_tokens_per_s_per_node  serving prefill: prompt tokens/s per node, prefix-cache hits

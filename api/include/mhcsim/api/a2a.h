@@ -9,7 +9,8 @@
 
 namespace mhcsim::api {
 
-// `tokens` per GPU per MoE layer; 0 takes one micro-batch (training) or the decode batch.
+// `tokens` per GPU per MoE layer; 0 takes one micro-batch (training), or one micro-batch of a
+// serving iteration over TP (a decode batch's sequences, a prefill batch's prompt tokens).
 std::vector<reports::Quantity> a2a_quantities(const Scenario& s, int64_t tokens = 0);
 
 }  // namespace mhcsim::api

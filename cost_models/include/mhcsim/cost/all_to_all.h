@@ -41,12 +41,18 @@ struct A2aTraffic {
 // Throws SpecError when the scenario has no experts, EP < 1 or top-k > experts.
 A2aTraffic a2a_traffic_per_token(const Scenario& s);
 
-// The most nodes group-limited routing (DeepSeek-V3's gate: max_groups_per_token of the expert
-// groups, report sec. 2.1.2) sends a token to when EP `ep` spreads the routed + redundant
-// experts over nodes of `node_gpus` GPUs: each group of routed / groups experts spans at least
-// ceil(group / expert slots per node) nodes. The EP group's nodes without groups. A
-// parallel.max_nodes_per_token below it cannot be routed (a2a_traffic_per_token refuses it).
-int64_t routing_node_limit(const ModelSpec& m, int64_t ep, int64_t redundant_experts, int64_t node_gpus);
+// The nodes group-limited routing (DeepSeek-V3's gate: max_groups_per_token of the expert
+// groups, report sec. 2.1.2) sends a token to when EP `ep` spreads the experts over nodes of
+// `node_gpus` GPUs: each group of routed / groups experts spans at least ceil(group / experts
+// per node) nodes. `reach` counts a node's distinct experts (the default for
+// parallel.max_nodes_per_token = 0); `fewest` its slots, redundant replicas filled with the
+// group's own experts, the fewest any placement reaches: a max_nodes_per_token below it cannot
+// be routed (a2a_traffic_per_token refuses it, search prunes it). Without groups, the EP nodes.
+struct RoutingNodes {
+  int64_t reach = 0;
+  int64_t fewest = 0;
+};
+RoutingNodes routing_nodes(const ModelSpec& m, int64_t ep, int64_t redundant_experts, int64_t node_gpus);
 
 struct A2aTime {
   double dispatch_nvlink_seconds = 0;

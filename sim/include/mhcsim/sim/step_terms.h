@@ -33,8 +33,9 @@ struct StepTerms {
 };
 
 // cost::StepEstimate in these terms: busy_seconds holds every chunk's compute and its exposed
-// all-to-all, (1 - overlap) x the all-to-all of each chunk forward and backward; the bubble is
-// the schedule's formula over phase times that include that exposure.
+// all-to-all (a lone slot's whole, an F&B pair's serialised share and what outlasts the
+// partner's compute); the bubble is the schedule's formula over phase times with the lone
+// slots' all-to-alls whole, or the DualPipes' slot-level timeline.
 StepTerms analytic_step_terms(const cost::StepEstimate& e);
 
 }  // namespace mhcsim::sim
