@@ -78,7 +78,9 @@ std::vector<reports::Quantity> serving_quantities(const Scenario& s) {
       {"tokens_per_s_per_node", "throughput per node", e.tokens_per_second_per_node, "tokens/s", 1.0, 0}};
   if (s.workload.target_tokens_per_second > 0) {
     q.push_back(
-        {"target_tokens_per_s", "serving load (scenario)", s.workload.target_tokens_per_second, "tokens/s", 1.0, 0});
+        {"target_tokens_per_s",
+         fmt::format("serving load (workload.target_tokens_per_second, {} tokens)", decode ? "output" : "prompt"),
+         s.workload.target_tokens_per_second, "tokens/s", 1.0, 0});
     q.push_back({"gpus_for_target", cost::gpus_for_target_label(s.workload.phase), e.gpus_for_target, "GPUs"});
     q.push_back({"nodes_for_target", "nodes for the load", e.nodes_for_target, "nodes"});
   }
