@@ -25,7 +25,8 @@ reports::Section kv_section(const Scenario& s) {
   per_seq.title = "KV cache per sequence vs context length";
   per_seq.x = {"context length", "tokens", true};
   per_seq.y = {"KV cache per sequence, all layers", "GiB", true, 1.0 / kGiB};
-  fit.title = fmt::format("Sequences per {} GPU vs context length", s.hardware.gpu.name);
+  const int64_t replica_gpus = s.parallel.tp * s.parallel.pp;
+  fit.title = fmt::format("Sequences per replica ({} x {}) vs context length", replica_gpus, s.hardware.gpu.name);
   fit.x = per_seq.x;
   // Log scale: at long contexts the interesting counts are a handful, next to thousands at 1K.
   fit.y = {"sequences that fit in HBM", "sequences", true};
@@ -61,8 +62,9 @@ reports::Section kv_section(const Scenario& s) {
   else
     sec.blocks.emplace_back(reports::figure(
         "kv_fit",
-        "Whole sequences that fit on one GPU next to its share of the weights (TP x PP, experts over EP) and a 10% "
-        "activation reserve; a layout stops where not one sequence fits.",
+        "Whole sequences whose KV cache fits a replica of TP x PP GPUs (each GPU holds its share of every "
+        "sequence) next to each GPU's share of the weights (experts over EP) and a 10% activation reserve; a "
+        "layout stops where not one sequence fits.",
         fit));
   return sec;
 }

@@ -165,18 +165,24 @@ reports::Section cost_section(const Scenario& s) {
     return sec;
   }
   const auto fit = cost::kv_fit(s, s.workload.context_len);
+  const int64_t replica_gpus = s.parallel.tp * s.parallel.pp;
   reports::Section sec{
       "Serving capacity",
       {reports::QuantityList{
-          "one GPU at the scenario's context",
+          "one replica at the scenario's context",
           {{"context_len", "context length", s.workload.context_len, "tokens"},
-           {"batch_seqs", "batch (scenario)", s.workload.batch_seqs, "sequences/GPU"},
+           {"batch_seqs", "batch (scenario)", s.workload.batch_seqs, "sequences/replica"},
            {"weight_bytes", "weights on this GPU", fit.weight_bytes, "GiB", 1.0 / kGiB, 2},
            {"kv_budget_bytes", "HBM left for the KV cache", fit.kv_budget_bytes, "GiB", 1.0 / kGiB, 2},
            {"bytes_per_sequence", "KV cache per sequence (this GPU's share)", fit.bytes_per_sequence, "MiB", 1.0 / kMiB,
             2},
-           {"sequences", "sequences per GPU", fit.sequences, "sequences"},
-           {"sequences_per_node", "sequences per node", fit.sequences * h.gpus_per_node, "sequences"}}}}};
+           // A replica of TP x PP GPUs holds a share of each of its sequences on every GPU: what
+           // fits is counted per replica, and a node holds gpus_per_node / (TP x PP) replicas.
+           {"sequences", fmt::format("sequences per replica ({} GPU{})", replica_gpus, replica_gpus == 1 ? "" : "s"),
+            fit.sequences, "sequences"},
+           {"sequences_per_node", "sequences per node",
+            static_cast<double>(fit.sequences) * h.gpus_per_node / static_cast<double>(replica_gpus), "sequences", 1,
+            0}}}}};
   const auto e = cost::serve_estimate(s);
   const bool decode = s.workload.phase == ServePhase::Decode;
   std::vector<Quantity> rate = {

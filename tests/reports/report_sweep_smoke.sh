@@ -38,6 +38,18 @@ rows = list(csv.DictReader(open(os.path.join(d, "figures", "kv_fit.csv"))))
 own = [r for r in rows if r["series"].startswith("mla (scenario)") and float(r["context length (tokens)"]) == 4096]
 assert own and float(own[0]["sequences that fit in HBM (sequences)"]) == kv[0]["sequences_per_replica"], (own, kv[0])
 PY
+# A replica of TP 8 holds a share of each sequence on all 8 GPUs: a node holds one replica's
+# sequences, not 8 x them (the summary multiplied the per-replica count by the GPUs per node).
+"$mhcsim" report -s "$src/scenarios/llama3_70b_gqa.toml" --set 'workload.mode="serve"' --set parallel.pp=1 \
+  --set 'parallel.schedule="1f1b"' --set parallel.virtual_stages=1 --set hardware.gpus=8 --set parallel.zero_stage=0 \
+  -o "$work/tp8" >/dev/null || fail "TP 8 serving report"
+python3 - "$work/tp8/report.md" <<'PY' || fail "TP 8 serving report: sequences per replica and node"
+import re, sys
+md = open(sys.argv[1]).read()
+replica = re.search(r"\| sequences per replica \(8 GPUs\) \| ([0-9]+) \|", md)
+node = re.search(r"\| sequences per node \| ([0-9]+) \|", md)
+assert replica and node and replica.group(1) == node.group(1), (replica, node)
+PY
 "$mhcsim" report -s "$src/scenarios/deepseek_v3_train.toml" -o "$work/train" >/dev/null
 "$mhcsim" step -s "$src/scenarios/deepseek_v3_train.toml" --json >"$work/step.json"
 python3 - "$work/train/report.md" "$work/step.json" <<'PY' || fail "training report: headline or energy"
