@@ -16,9 +16,9 @@ void setup_a2a(CLI::App& app) {
         inputs["tokens_per_gpu"] = *tokens_option > 0 ? nlohmann::json(*tokens_option) : nlohmann::json();
         print_quantities(out, "MoE all-to-all: " + s.name, api::a2a_quantities(s, *tokens_option), std::move(inputs));
       });
-  cmd->add_option(
-         "--tokens", *tokens_option,
-         "Tokens per GPU per MoE layer (default: one micro-batch; serving: one micro-batch of the iteration over TP)")
+  cmd->add_option("--tokens", *tokens_option,
+                  "Tokens per GPU per MoE layer (default: one micro-batch over TP; serving: one micro-batch of the "
+                  "iteration over TP)")
       ->check(int_flag(1, int64_t{1} << 32));  // the range of workload.seq_len and context_len
 }
 

@@ -26,7 +26,7 @@ std::vector<reports::Quantity> a2a_quantities(const Scenario& s, int64_t tokens_
   };
   const int64_t tokens = tokens_option > 0 ? tokens_option
                          : serving         ? serving_tokens()
-                                           : w.micro_batch_seqs * w.seq_len;
+                                           : (w.micro_batch_seqs * w.seq_len + s.parallel.tp - 1) / s.parallel.tp;
   const auto t = cost::a2a_traffic_per_token(s);
   std::vector<reports::Quantity> q{
       {"kernel", "kernel", low_latency ? "DeepEP low-latency (decode)" : "DeepEP normal", ""},

@@ -42,7 +42,12 @@ double combine_bytes_per_selection(int64_t hidden, DType combine) {
 RoutingNodes routing_nodes(const ModelSpec& m, int64_t ep, int64_t redundant_experts, int64_t node_gpus) {
   const int64_t gpn = std::max<int64_t>(1, node_gpus);
   const int64_t ep_nodes = (std::max<int64_t>(1, ep) + gpn - 1) / gpn;
-  if (m.expert_groups <= 1) return {ep_nodes, ep_nodes};
+  // Without groups the gate itself may be node-limited (DeepSeek-V2's device-limited routing):
+  // it can send a token to as few nodes as hold its top-k experts.
+  if (m.expert_groups <= 1) {
+    const int64_t slots = std::max<int64_t>(1, (m.routed_experts + redundant_experts) / ep_nodes);
+    return {ep_nodes, std::min(ep_nodes, (m.top_k + slots - 1) / slots)};
+  }
   const int64_t group_experts = m.routed_experts / m.expert_groups;
   // Nodes a group of `per_node`-expert nodes spans at least, and what max_groups_per_token of
   // them reach.
@@ -77,6 +82,9 @@ A2aTraffic a2a_traffic_per_token(const Scenario& s) {
   // so a group of 32 spans 3 nodes and a token reaches up to 12 (no placement fewer than 8).
   const auto routing = routing_nodes(m, p.ep, p.redundant_experts, gpn);
   check(p.max_nodes_per_token == 0 || p.max_nodes_per_token >= routing.fewest, "parallel.max_nodes_per_token", [&] {
+    if (m.expert_groups <= 1)
+      return fmt::format("{} nodes cannot hold a token's top-{} experts with {} expert slots per node: at least {}",
+                         p.max_nodes_per_token, m.top_k, experts_per_node, routing.fewest);
     return fmt::format(
         "{} nodes cannot hold the {} of {} expert groups a token reaches (model.moe.max_groups_per_token) with "
         "{} expert slots per node: at least {}, or 0 for the routing's own limit",

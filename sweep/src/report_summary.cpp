@@ -166,6 +166,12 @@ reports::Section cost_section(const Scenario& s) {
   }
   const auto fit = cost::kv_fit(s, s.workload.context_len);
   const int64_t replica_gpus = s.parallel.tp * s.parallel.pp;
+  // Whole replicas per node where a replica fits one (TP 6 on 8 GPUs: one); a replica over
+  // several nodes puts its share of every sequence on each.
+  const double sequences_per_node =
+      replica_gpus <= h.gpus_per_node
+          ? static_cast<double>(fit.sequences * (h.gpus_per_node / replica_gpus))
+          : static_cast<double>(fit.sequences) * h.gpus_per_node / static_cast<double>(replica_gpus);
   reports::Section sec{
       "Serving capacity",
       {reports::QuantityList{
@@ -180,9 +186,7 @@ reports::Section cost_section(const Scenario& s) {
            // fits is counted per replica, and a node holds gpus_per_node / (TP x PP) replicas.
            {"sequences", fmt::format("sequences per replica ({} GPU{})", replica_gpus, replica_gpus == 1 ? "" : "s"),
             fit.sequences, "sequences"},
-           {"sequences_per_node", "sequences per node",
-            static_cast<double>(fit.sequences) * h.gpus_per_node / static_cast<double>(replica_gpus), "sequences", 1,
-            0}}}}};
+           {"sequences_per_node", "sequences per node", sequences_per_node, "sequences", 1, 0}}}}};
   const auto e = cost::serve_estimate(s);
   const bool decode = s.workload.phase == ServePhase::Decode;
   std::vector<Quantity> rate = {
@@ -192,7 +196,8 @@ reports::Section cost_section(const Scenario& s) {
       {"tokens_per_s_per_node", fmt::format("tokens/s per node ({} GPUs)", h.gpus_per_node),
        e.tokens_per_second_per_node, "tokens/s", 1, 0}};
   if (s.workload.target_tokens_per_second > 0) {
-    rate.push_back({"target_tokens_per_second", "serving load", s.workload.target_tokens_per_second, "tokens/s", 1, 0});
+    rate.push_back({"target_tokens_per_second", fmt::format("serving load ({} tokens)", decode ? "output" : "prompt"),
+                    s.workload.target_tokens_per_second, "tokens/s", 1, 0});
     rate.push_back({"gpus_for_target", cost::gpus_for_target_label(s.workload.phase), e.gpus_for_target, "GPUs"});
     rate.push_back({"nodes_for_target", "nodes for the load", e.nodes_for_target, "nodes"});
     if (h.price_per_gpu_hour > 0)

@@ -23,6 +23,9 @@ check_json a2a_tokens 'assert find(d, "tokens") == 128' -- a2a -s "$V3T" --token
 # A decode batch takes DeepEP's low-latency kernels, as step prices it: at EP 144 and 128 tokens
 # between DeepEP's EP128 (192 + 369 us) and EP256 (194 + 360 us) rows. (a2a priced the normal
 # kernels there, 145 + 221 us, 35% under step's all-to-all.)
+# A prefill batch's default is one micro-batch of its prompt tokens (16K over two: 8192; it showed
+# the 4 prompts as 4 tokens).
+check_json a2a_prefill 'assert find(d, "kernel") == "DeepEP normal" and find(d, "tokens") == 8192, d' -- a2a -s "$SRC/scenarios/validation/deepseek_v3_profile_prefill.toml"
 check_json a2a_decode 'assert find(d, "kernel") == "DeepEP low-latency (decode)" and 190e-6 < find(d, "dispatch_s") < 195e-6 and 359e-6 < find(d, "combine_s") < 370e-6, d' -- a2a -s "$V3S" --tokens 128
 # The cost model's errors name the scenario file and the key as the file spells it.
 check a2a_dense 2 "llama3_70b_gqa.toml: model.moe.routed_experts: all-to-all needs a MoE model" -- \

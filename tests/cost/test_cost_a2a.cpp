@@ -117,6 +117,16 @@ TEST_CASE("group-limited routing sets the nodes a token reaches; fewer cannot be
   // max_nodes_per_token = 4 can be routed (a group per node) and caps the 8 of the default.
   CHECK(at(72, 32).reach == 8);
   CHECK(at(72, 32).fewest == 4);
+  // Without groups the EP nodes are reached, and a node-limited gate may ask for as few as hold
+  // the top-8 (DeepSeek-V2's device-limited routing): 1 node of 32 experts at EP64.
+  auto ungrouped = m;
+  ungrouped.expert_groups = 1;
+  ungrouped.max_groups_per_token = 1;
+  CHECK(routing_nodes(ungrouped, 64, 0, 8).reach == 8);
+  CHECK(routing_nodes(ungrouped, 64, 0, 8).fewest == 1);
+  auto v2_style = v3_ep(64, 4);
+  v2_style.model = ungrouped;
+  CHECK(a2a_traffic_per_token(v2_style).nodes_limit == 4);
   auto ep144 = v3_ep(144, 0);
   ep144.parallel.redundant_experts = 32;
   CHECK(a2a_traffic_per_token(ep144).nodes_limit == 12);

@@ -50,6 +50,16 @@ replica = re.search(r"\| sequences per replica \(8 GPUs\) \| ([0-9]+) \|", md)
 node = re.search(r"\| sequences per node \| ([0-9]+) \|", md)
 assert replica and node and replica.group(1) == node.group(1), (replica, node)
 PY
+"$mhcsim" report -s "$src/scenarios/llama3_70b_gqa.toml" --set 'workload.mode="serve"' --set parallel.pp=1 \
+  --set 'parallel.schedule="1f1b"' --set parallel.virtual_stages=1 --set hardware.gpus=8 --set parallel.zero_stage=0 \
+  --set parallel.tp=4 -o "$work/tp4" >/dev/null || fail "TP 4 serving report"
+python3 - "$work/tp4/report.md" <<'PY' || fail "TP 4 serving report: a node holds two replicas"
+import re, sys
+md = open(sys.argv[1]).read()
+replica = re.search(r"\| sequences per replica \(4 GPUs\) \| ([0-9]+) \|", md)
+node = re.search(r"\| sequences per node \| ([0-9]+) \|", md)
+assert replica and node and 2 * int(replica.group(1)) == int(node.group(1)), (replica, node)
+PY
 "$mhcsim" report -s "$src/scenarios/deepseek_v3_train.toml" -o "$work/train" >/dev/null
 "$mhcsim" step -s "$src/scenarios/deepseek_v3_train.toml" --json >"$work/step.json"
 python3 - "$work/train/report.md" "$work/step.json" <<'PY' || fail "training report: headline or energy"

@@ -362,3 +362,26 @@ TEST_CASE("search: an EP at which the file's max_nodes_per_token cannot be route
   CHECK(capped_eps.count(256) == 0);
   CHECK(capped_cut > free_cut);
 }
+
+// Where the routing's reach (distinct experts) and the fewest nodes (slots with in-group
+// replicas) differ, the prune keys on the fewest: EP72 over 9 nodes with 32 replicas reaches 8
+// nodes but can be placed to reach 4, so a file's 4 is kept there (SGLang's decode case);
+// EP144 cannot go below 8 and is cut.
+TEST_CASE("search: the max_nodes_per_token prune keys on the fewest nodes a placement allows") {
+  auto base = dsv3();
+  base.parallel.redundant_experts = 32;
+  base.parallel.max_nodes_per_token = 4;
+  Axes a;
+  a.gpus = {1152};
+  a.schedules = {Schedule::DualPipe};
+  a.micro_batch_seqs = {1};
+  a.recompute = {ActivationRecompute::Selective};
+  a.zero_stages = {1};
+  a.mhc_blocks = {kMhcRecomputeOff};
+  std::set<int64_t> eps;
+  PruneCounts pruned;
+  enumerate(
+      base, a, SpaceLimits{20736, 0}, [&](const Candidate& c) { eps.insert(c.ep); }, pruned);
+  CHECK(eps.count(72) == 1);
+  CHECK(eps.count(144) == 0);
+}

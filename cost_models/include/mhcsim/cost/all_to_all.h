@@ -47,7 +47,8 @@ A2aTraffic a2a_traffic_per_token(const Scenario& s);
 // per node) nodes. `reach` counts a node's distinct experts (the default for
 // parallel.max_nodes_per_token = 0); `fewest` its slots, redundant replicas filled with the
 // group's own experts, the fewest any placement reaches: a max_nodes_per_token below it cannot
-// be routed (a2a_traffic_per_token refuses it, search prunes it). Without groups, the EP nodes.
+// be routed (a2a_traffic_per_token refuses it, search prunes it). Without groups, the EP nodes
+// reach and a node-limited gate may bring a token down to the nodes its top-k experts fill.
 struct RoutingNodes {
   int64_t reach = 0;
   int64_t fewest = 0;
