@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 #include <tuple>
+#include <utility>
 
 #include "mhcsim/cost/step.h"
 #include "mhcsim/error.h"
@@ -333,29 +334,37 @@ TEST_CASE("search: a base scenario on combined 1F1B searches every schedule, com
   CHECK(dual);
 }
 
+namespace {
+// The EPs a DualPipe walk of `base` on `gpus` GPUs lets through, and how many points it cut as
+// ep_split.
+std::pair<std::set<int64_t>, int64_t> eps_walked(const Scenario& base, int64_t gpus, int64_t global_batch) {
+  Axes a;
+  a.gpus = {gpus};
+  a.schedules = {Schedule::DualPipe};
+  a.micro_batch_seqs = {1};
+  a.recompute = {ActivationRecompute::Selective};
+  a.zero_stages = {1};
+  a.mhc_blocks = {kMhcRecomputeOff};
+  std::set<int64_t> eps;
+  PruneCounts pruned;
+  enumerate(
+      base, a, SpaceLimits{global_batch, 0}, [&](const Candidate& c) { eps.insert(c.ep); }, pruned);
+  return {eps, pruned[Prune::EpSplit]};
+}
+}  // namespace
+
 // A file's max_nodes_per_token holds at its EP: DeepSeek-V3's 4 nodes route (a group per node) at
 // EP 64 over 8 nodes, not at EP 128 (16 experts per node: a group spans 2, a token at least 8
 // nodes), where the all-to-all refuses it; the walk prunes those EPs (ep_split) instead of
 // failing the search.
 TEST_CASE("search: an EP at which the file's max_nodes_per_token cannot be routed is pruned") {
-  const auto eps_walked = [](int64_t max_nodes) {
+  const auto with = [](int64_t max_nodes) {
     auto base = dsv3();
     base.parallel.max_nodes_per_token = max_nodes;
-    Axes a;
-    a.gpus = {2048};
-    a.schedules = {Schedule::DualPipe};
-    a.micro_batch_seqs = {1};
-    a.recompute = {ActivationRecompute::Selective};
-    a.zero_stages = {1};
-    a.mhc_blocks = {kMhcRecomputeOff};
-    std::set<int64_t> eps;
-    PruneCounts pruned;
-    enumerate(
-        base, a, SpaceLimits{15360, 0}, [&](const Candidate& c) { eps.insert(c.ep); }, pruned);
-    return std::make_pair(eps, pruned[Prune::EpSplit]);
+    return eps_walked(base, 2048, 15360);
   };
-  const auto [free_eps, free_cut] = eps_walked(0);
-  const auto [capped_eps, capped_cut] = eps_walked(4);
+  const auto [free_eps, free_cut] = with(0);
+  const auto [capped_eps, capped_cut] = with(4);
   CHECK(free_eps.count(128) == 1);
   CHECK(capped_eps.count(64) == 1);
   CHECK(capped_eps.count(128) == 0);
@@ -371,17 +380,7 @@ TEST_CASE("search: the max_nodes_per_token prune keys on the fewest nodes a plac
   auto base = dsv3();
   base.parallel.redundant_experts = 32;
   base.parallel.max_nodes_per_token = 4;
-  Axes a;
-  a.gpus = {1152};
-  a.schedules = {Schedule::DualPipe};
-  a.micro_batch_seqs = {1};
-  a.recompute = {ActivationRecompute::Selective};
-  a.zero_stages = {1};
-  a.mhc_blocks = {kMhcRecomputeOff};
-  std::set<int64_t> eps;
-  PruneCounts pruned;
-  enumerate(
-      base, a, SpaceLimits{20736, 0}, [&](const Candidate& c) { eps.insert(c.ep); }, pruned);
+  const auto eps = eps_walked(base, 1152, 20736).first;
   CHECK(eps.count(72) == 1);
   CHECK(eps.count(144) == 0);
 }
