@@ -106,6 +106,10 @@ RankParameters rank_parameters(const Scenario& s) {
                            [](const RankParameters& a, const RankParameters& b) { return a.total() < b.total(); });
 }
 
+ParameterReplicas parameter_replicas(const ParallelSpec& p) {
+  return {d(p.dp * p.cp), std::max(1.0, d(p.dp * p.tp * p.cp) / d(p.ep))};
+}
+
 double weight_bytes_per_gpu(const Scenario& s) {
   return rank_parameters(s).total() * bytes_per_element(s.precision.weights);
 }
@@ -113,17 +117,15 @@ double weight_bytes_per_gpu(const Scenario& s) {
 MemoryEstimate training_memory(const Scenario& s) {
   const auto& p = s.parallel;
   const auto& pr = s.precision;
-  // ZeRO shards over the ranks holding the same parameters: dp for dense ones, the
-  // dp x tp / ep expert-data-parallel ranks for experts.
-  // (Megatron's distributed optimizer shards over DP x CP: CP ranks hold the same parameters.)
-  const double expert_dp = std::max(1.0, d(p.dp * p.tp * p.cp) / d(p.ep));
+  // ZeRO shards over the ranks holding the same parameters.
+  const auto replicas = parameter_replicas(p);
   MemoryEstimate e;
   e.hbm_bytes = s.hardware.gpu.hbm_bytes;
   // The rank whose parameter state weighs most: ZeRO shards dense and expert parameters over
   // different groups, so the rank with the most parameters need not be it.
   for (const auto& params : parameters_per_rank(s)) {
     const auto sharded = [&](int stage) {
-      return p.zero_stage >= stage ? params.dense / d(p.dp * p.cp) + params.experts / expert_dp : params.total();
+      return p.zero_stage >= stage ? params.dense / replicas.dense + params.experts / replicas.experts : params.total();
     };
     MemoryEstimate rank = e;
     rank.parameters = params;

@@ -148,26 +148,23 @@ StepEstimate step_estimate(const Scenario& s) {
 
   // ZeRO-1/2 reduce-scatter the gradients and all-gather the parameters, up to `overlap` of it
   // behind the rank's computation.
-  const double grad = bytes_per_element(s.precision.grads);
-  // Context-parallel ranks hold the same parameters: gradients reduce over DP x CP.
-  const double expert_dp = std::max(1.0, d(p.dp * p.tp * p.cp) / d(p.ep));
   // Each pipeline rank syncs its own parameters; the step waits for the slowest (rank 0's
   // embedding and head reduce over DP, the MoE ranks' experts over the expert-DP ranks).
+  const auto replicas = parameter_replicas(p);
+  const auto all_reduce_seconds = [&](const RankParameters& params, DType dtype) {
+    const double bytes = bytes_per_element(dtype);
+    return dp_sync_seconds(s, params.dense * bytes, replicas.dense) +
+           dp_sync_seconds(s, params.experts * bytes, replicas.experts);
+  };
   double sync = 0;
   for (const auto& params : parameters_per_rank(s)) {
-    double rank_sync =
-        dp_sync_seconds(s, params.dense * grad, d(p.dp * p.cp)) + dp_sync_seconds(s, params.experts * grad, expert_dp);
+    double rank_sync = all_reduce_seconds(params, s.precision.grads);
     // ZeRO-3 keeps 1/DP of the weights, so every micro-batch all-gathers them again before its
     // forward and before its backward: ZeRO (Rajbhandari et al., SC20, sec. 7) counts Psi of
     // parameter all-gather in the forward and Psi in the backward per forward-backward pass. A
     // ring all-gather moves half an all-reduce's bytes.
-    if (p.zero_stage >= 3) {
-      const double weight = bytes_per_element(s.precision.weights);
-      const double gathers = 2.0 * d(p.micro_batches);
-      rank_sync += gathers * 0.5 *
-                   (dp_sync_seconds(s, params.dense * weight, d(p.dp * p.cp)) +
-                    dp_sync_seconds(s, params.experts * weight, expert_dp));
-    }
+    if (p.zero_stage >= 3)
+      rank_sync += 2.0 * d(p.micro_batches) * 0.5 * all_reduce_seconds(params, s.precision.weights);
     sync = std::max(sync, rank_sync);
   }
   // Communication hides behind computation, so no more of it than the rank computes (its busy

@@ -22,6 +22,16 @@ RankParameters rank_parameters(const Scenario& s);
 // What each pipeline rank's GPUs hold, rank by rank (after TP and EP).
 std::vector<RankParameters> parameters_per_rank(const Scenario& s);
 
+// The ranks holding a copy of the same parameters, over which ZeRO shards them and their
+// gradients reduce: DP x CP for dense ones (context-parallel ranks hold the same weights, and
+// Megatron's distributed optimizer shards over DP x CP), the DP x TP x CP / EP
+// expert-data-parallel ranks for routed experts.
+struct ParameterReplicas {
+  double dense = 1;
+  double experts = 1;
+};
+ParameterReplicas parameter_replicas(const ParallelSpec& p);
+
 // Weights only, in precision.weights (serving and the KV fit).
 double weight_bytes_per_gpu(const Scenario& s);
 
