@@ -6,6 +6,7 @@
 
 #include "mhcsim/cost/all_to_all.h"
 #include "mhcsim/error.h"
+#include "mhcsim/scenarios/schedule_rules.h"
 #include "mhcsim/sweep/evaluators.h"
 
 namespace mhcsim::search {
@@ -153,10 +154,14 @@ struct Walk {
     const int64_t m = limits.global_batch_seqs / per_micro_batch;
     if (limits.global_batch_seqs % per_micro_batch != 0 || m > kMaxMicroBatches)
       return cut(Prune::BatchSplit, below_mbs);
-    const bool dual = c.schedule == Schedule::DualPipe || c.schedule == Schedule::DualPipeV;
-    if ((dual && m < 2 * c.pp) || (c.schedule == Schedule::DualPipe && m % 2 != 0) ||
-        (c.schedule == Schedule::ZB1P && m < c.pp) || (c.schedule == Schedule::Interleaved1F1B && m % c.pp != 0))
-      return cut(Prune::Schedule, below_mbs);
+    // What each schedule needs of the micro-batch count: the scenario check's rules.
+    ParallelSpec shape;
+    shape.pp = c.pp;
+    shape.schedule = c.schedule;
+    shape.virtual_stages = c.virtual_stages;
+    shape.combined_1f1b = c.combined_1f1b;
+    shape.micro_batches = m;
+    if (scenarios::schedule_problem(shape, false)) return cut(Prune::Schedule, below_mbs);
     c.micro_batch_seqs = mbs;
     c.micro_batches = m;
     // Layers per chunk, and the mHC sub-layers (attention and MLP) a recompute block may span.
