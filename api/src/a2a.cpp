@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "mhcsim/cost/all_to_all.h"
+#include "mhcsim/cost/layer_ops.h"
 #include "mhcsim/cost/serving_step.h"
 
 namespace mhcsim::api {
@@ -24,9 +25,13 @@ std::vector<reports::Quantity> a2a_quantities(const Scenario& s, int64_t tokens_
     return static_cast<int64_t>(
         std::ceil(batch.tokens() / micro_batches / static_cast<double>(std::max<int64_t>(1, s.parallel.tp))));
   };
-  const int64_t tokens = tokens_option > 0 ? tokens_option
-                         : serving         ? serving_tokens()
-                                           : (w.micro_batch_seqs * w.seq_len + s.parallel.tp - 1) / s.parallel.tp;
+  // Training: one micro-batch on a CP rank (cost::micro_batch_tokens, what a chunk dispatches)
+  // over TP.
+  const auto training_tokens = [&] {
+    return static_cast<int64_t>(
+        std::ceil(cost::micro_batch_tokens(s) / static_cast<double>(std::max<int64_t>(1, s.parallel.tp))));
+  };
+  const int64_t tokens = tokens_option > 0 ? tokens_option : serving ? serving_tokens() : training_tokens();
   const auto t = cost::a2a_traffic_per_token(s);
   std::vector<reports::Quantity> q{
       {"kernel", "kernel", low_latency ? "DeepEP low-latency (decode)" : "DeepEP normal", ""},

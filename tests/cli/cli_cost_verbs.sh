@@ -20,6 +20,10 @@ check kv_replica 0 "seqs/replica: sequences whose KV fits one replica of TP x PP
 # DeepEP's accounting: 7,408 B FP8 dispatch and 14,336 B BF16 combine per selected expert.
 check_json a2a_payload 'assert find(d, "dispatch_logical_bytes") == 8 * 7408 and find(d, "combine_logical_bytes") == 8 * 14336' -- a2a -s "$V3T"
 check_json a2a_tokens 'assert find(d, "tokens") == 128' -- a2a -s "$V3T" --tokens 128
+# The default is what step's chunk dispatches: one micro-batch (1 x 4,096 tokens) on a CP rank
+# over TP; under CP 2 it counted the whole sequence, twice what each rank sends.
+check_json a2a_default 'assert find(d, "tokens") == 4096, d' -- a2a -s "$V3T"
+check_json a2a_cp 'assert find(d, "tokens") == 2048, d' -- a2a -s "$V3T" --set parallel.cp=2
 # A decode batch takes DeepEP's low-latency kernels, as step prices it: at EP 144 and 128 tokens
 # between DeepEP's EP128 (192 + 369 us) and EP256 (194 + 360 us) rows. (a2a priced the normal
 # kernels there, 145 + 221 us, 35% under step's all-to-all.)

@@ -9,8 +9,8 @@
 
 namespace mhcsim::api {
 
-// `tokens` per GPU per MoE layer; 0 takes one micro-batch over TP (training, each TP rank
-// dispatching its share as step prices it, the mean rank: step's chunk also scales it by
+// `tokens` per GPU per MoE layer; 0 takes one micro-batch on a CP rank over TP (training, each
+// TP rank dispatching its share as step prices it, the mean rank: step's chunk also scales it by
 // parallel.expert_imbalance), or one micro-batch of a serving iteration over TP (a decode
 // batch's sequences, a prefill batch's prompt tokens).
 std::vector<reports::Quantity> a2a_quantities(const Scenario& s, int64_t tokens = 0);
