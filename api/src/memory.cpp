@@ -9,7 +9,8 @@ namespace mhcsim::api {
 namespace {
 std::vector<reports::Quantity> training_quantities(const Scenario& s) {
   const auto m = cost::training_memory(s);
-  return {{"rank_parameters", "parameters on this GPU", m.parameters.total(), "B params", 1e-9, 3},
+  return {{"pipeline_rank", "pipeline rank (the fullest)", m.pipeline_rank, ""},
+          {"rank_parameters", "parameters on this GPU", m.parameters.total(), "B params", 1e-9, 3},
           {"zero_stage", "ZeRO stage", s.parallel.zero_stage, ""},
           {"weight_bytes", "weights", m.weight_bytes, "GiB", 1.0 / kGiB, 2},
           {"grad_bytes", "gradients", m.grad_bytes, "GiB", 1.0 / kGiB, 2},

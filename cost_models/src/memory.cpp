@@ -6,6 +6,7 @@
 #include "mhcsim/cost/chunk_cost.h"
 #include "mhcsim/cost/flops.h"
 #include "mhcsim/cost/kv_cache.h"
+#include "mhcsim/cost/layer_ops.h"
 #include "mhcsim/cost/mhc_traffic.h"
 #include "mhcsim/cost/pipeline.h"
 #include "as_double.h"
@@ -117,39 +118,43 @@ double weight_bytes_per_gpu(const Scenario& s) {
 MemoryEstimate training_memory(const Scenario& s) {
   const auto& p = s.parallel;
   const auto& pr = s.precision;
-  // ZeRO shards over the ranks holding the same parameters.
-  const auto replicas = parameter_replicas(p);
+  const int64_t layers = layers_per_chunk(s);
+  check(s.workload.micro_batch_seqs * s.workload.seq_len >= 1, "workload.seq_len", "micro-batch tokens must be >= 1");
+  const double chunk_bytes = chunk_activation_bytes(s, layers);
   MemoryEstimate e;
   e.hbm_bytes = s.hardware.gpu.hbm_bytes;
-  // The rank whose parameter state weighs most: ZeRO shards dense and expert parameters over
-  // different groups, so the rank with the most parameters need not be it.
-  for (const auto& params : parameters_per_rank(s)) {
+  e.recompute_block = recompute_block(s, layers);
+  double saved_per_chunk_bytes = 0;
+  if (e.recompute_block > 0) {
+    const double saved = mhc_stored_elems_no_recompute(s.model.mhc_n, s.model.hidden, 2 * layers) -
+                         mhc_stored_elems_recompute(s.model.mhc_n, s.model.hidden, 2 * layers, e.recompute_block);
+    const double tokens = micro_batch_tokens(s) / (p.sequence_parallel ? d(p.tp) : 1.0);
+    saved_per_chunk_bytes = tokens * saved * bytes_per_element(pr.activations);
+  }
+  // ZeRO shards over the ranks holding the same parameters.
+  const auto replicas = parameter_replicas(p);
+  // Each pipeline rank with its own parameter state and the activations its schedule keeps in
+  // flight; the fullest is priced. ZeRO shards dense and expert parameters over different
+  // groups, and the 1F1B family keeps the most activations on rank 0 while the head and the MTP
+  // modules sit on the last rank, so no rank need hold both worst cases (adding them overstated).
+  const auto ranks = parameters_per_rank(s);
+  for (int64_t r = 0; r < p.pp; ++r) {
+    const auto& params = ranks[static_cast<size_t>(r)];
     const auto sharded = [&](int stage) {
       return p.zero_stage >= stage ? params.dense / replicas.dense + params.experts / replicas.experts : params.total();
     };
     MemoryEstimate rank = e;
+    rank.pipeline_rank = r;
     rank.parameters = params;
     rank.weight_bytes = sharded(3) * bytes_per_element(pr.weights);
     rank.grad_bytes = sharded(2) * bytes_per_element(pr.grads);
     rank.master_weight_bytes = sharded(1) * bytes_per_element(pr.master_weights);
     rank.optimizer_bytes = 2.0 * sharded(1) * bytes_per_element(pr.optimizer_states);
-    if (rank.total_bytes() > e.total_bytes()) e = rank;
-  }
-
-  const int64_t layers = layers_per_chunk(s);
-  e.activation_chunks =
-      pipeline_activation_chunks(p.schedule, p.pp, p.micro_batches, p.virtual_stages, p.combined_1f1b);
-  e.recompute_block = recompute_block(s, layers);
-  check(s.workload.micro_batch_seqs * s.workload.seq_len >= 1, "workload.seq_len", "micro-batch tokens must be >= 1");
-  const double chunks = d(e.activation_chunks);
-  e.activation_bytes = chunks * chunk_activation_bytes(s, layers);
-  if (e.recompute_block > 0) {
-    const double saved = mhc_stored_elems_no_recompute(s.model.mhc_n, s.model.hidden, 2 * layers) -
-                         mhc_stored_elems_recompute(s.model.mhc_n, s.model.hidden, 2 * layers, e.recompute_block);
-    const auto& p2 = s.parallel;
-    const double tokens =
-        d(s.workload.micro_batch_seqs * s.workload.seq_len) / d(p2.cp) / (p2.sequence_parallel ? d(p2.tp) : 1.0);
-    e.mhc_recompute_saved_bytes = chunks * tokens * saved * bytes_per_element(pr.activations);
+    rank.activation_chunks =
+        pipeline_activation_chunks(p.schedule, p.pp, p.micro_batches, p.virtual_stages, p.combined_1f1b, r);
+    rank.activation_bytes = d(rank.activation_chunks) * chunk_bytes;
+    rank.mhc_recompute_saved_bytes = d(rank.activation_chunks) * saved_per_chunk_bytes;
+    if (r == 0 || rank.total_bytes() > e.total_bytes()) e = rank;
   }
   return e;
 }

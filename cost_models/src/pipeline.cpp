@@ -138,15 +138,17 @@ int64_t pipeline_chunks(Schedule s, int64_t pp, int64_t v) {
 
 double pipeline_parameter_factor(Schedule s) { return s == Schedule::DualPipe ? 2.0 : 1.0; }
 
-int64_t pipeline_activation_chunks(Schedule s, int64_t pp, int64_t m, int64_t v, bool combined_1f1b) {
+int64_t pipeline_activation_chunks(Schedule s, int64_t pp, int64_t m, int64_t v, bool combined_1f1b, int64_t rank) {
   require_shape(s, pp, m, v);
+  check(rank >= 0 && rank < pp, "parallel.pp", "a pipeline rank is in [0, pp)");
   switch (s) {
     case Schedule::OneF1B:
     case Schedule::ZB1P:
     case Schedule::Interleaved1F1B: {
-      // Rank 0 holds its warm-up forwards and the next one's before its first backward frees one.
-      return std::min<int64_t>(schedules::warmup_forwards(spec_of(s, pp, m, v, combined_1f1b), 0) + 1,
-                               m * stages_per_rank(s, v));
+      // A rank holds its warm-up forwards and the next one's before its first backward frees one.
+      return std::min<int64_t>(
+          schedules::warmup_forwards(spec_of(s, pp, m, v, combined_1f1b), static_cast<int32_t>(rank)) + 1,
+          m * stages_per_rank(s, v));
     }
     case Schedule::DualPipe:
       return pp + 1;

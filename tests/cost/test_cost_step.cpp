@@ -2,6 +2,7 @@
 // (technical report; Liu et al., ISCA 2025, Table 4) and the mHC paper's 27B (Table 5).
 #include <catch2/catch.hpp>
 
+#include "mhcsim/cost/chunk_cost.h"
 #include "mhcsim/cost/flops.h"
 #include "mhcsim/cost/memory.h"
 #include "mhcsim/cost/rates.h"
@@ -182,6 +183,24 @@ TEST_CASE("the most loaded rank is compared per GPU: DeepSeek-V3's rank 0 with t
   for (const auto& r : ranks) most_experts = std::max(most_experts, r.experts);
   CHECK(m3.parameters.experts == most_experts);
   CHECK(m3.parameters.total() < ranks.front().total());
+}
+
+// 1F1B keeps PP - r micro-batches in flight on rank r. At EP 8 a rank of 4 MoE layers (6.6 B
+// parameters per GPU) outweighs rank 0 (embedding, 3 dense and 1 MoE layer), so the heaviest
+// parameter state (rank 1) and the most activations (rank 0) are different ranks: memory prices
+// each rank whole and takes the fullest, where it added the two worst cases (one chunk more).
+TEST_CASE("1F1B memory prices one rank's parameters with that rank's activations") {
+  auto s = shipped("deepseek_v3_train.toml", {{"parallel.schedule", "1f1b"}, {"parallel.ep", "8"}});
+  const auto m = training_memory(s);
+  CHECK(m.pipeline_rank == 1);
+  CHECK(m.activation_chunks == s.parallel.pp - 1);
+  CHECK(m.parameters.total() == parameters_per_rank(s)[1].total());
+  const double chunk = chunk_activation_bytes(s, layers_per_chunk(s));
+  CHECK_THAT(m.activation_bytes, WithinRel(static_cast<double>(s.parallel.pp - 1) * chunk, 1e-12));
+  auto r0 = s;
+  r0.parallel.ep = 64;  // experts spread thin: rank 0's embedding and dense layers win
+  CHECK(training_memory(r0).pipeline_rank == 0);
+  CHECK(training_memory(r0).activation_chunks == s.parallel.pp);
 }
 
 namespace {

@@ -48,7 +48,9 @@ TEST_CASE("1F1B: bubble (PP-1)(F+B), PP activations on the first rank") {
   test::check_invariants(s);
   check_every_rank_idles(s, table_bubble(Schedule::OneF1B, p, n));
   CHECK(s.stats.step_seconds == 3.0 * n + table_bubble(Schedule::OneF1B, p, n));
-  CHECK(s.stats.ranks[0].peak_activation_chunks == cost::pipeline_activation_chunks(Schedule::OneF1B, p, n));
+  for (int32_t r = 0; r < p; ++r)  // PP - r on rank r (memory prices each rank with its own)
+    CHECK(s.stats.ranks[static_cast<size_t>(r)].peak_activation_chunks ==
+          cost::pipeline_activation_chunks(Schedule::OneF1B, p, n, 1, false, r));
 }
 
 TEST_CASE("ZB-H1: bubble (PP-1)(F+B-2W), PP activations") {
@@ -61,6 +63,9 @@ TEST_CASE("ZB-H1: bubble (PP-1)(F+B-2W), PP activations") {
   test::check_invariants(s);
   check_every_rank_idles(s, table_bubble(Schedule::ZB1P, p, n));
   CHECK(s.stats.max_peak_activation_chunks == cost::pipeline_activation_chunks(Schedule::ZB1P, p, n));
+  for (int32_t r = 0; r < p; ++r)
+    CHECK(s.stats.ranks[static_cast<size_t>(r)].peak_activation_chunks ==
+          cost::pipeline_activation_chunks(Schedule::ZB1P, p, n, 1, false, r));
 }
 
 TEST_CASE("interleaved 1F1B: bubble (PP-1)(F+B) of a chunk, peak v*p + p - 1 chunks") {
@@ -76,6 +81,9 @@ TEST_CASE("interleaved 1F1B: bubble (PP-1)(F+B) of a chunk, peak v*p + p - 1 chu
   // i.e. v p + p - 1 chunk activations on the first rank.
   CHECK(s.stats.ranks[0].peak_activation_chunks ==
         cost::pipeline_activation_chunks(Schedule::Interleaved1F1B, p, n, v));
+  for (int32_t r = 0; r < p; ++r)
+    CHECK(s.stats.ranks[static_cast<size_t>(r)].peak_activation_chunks ==
+          cost::pipeline_activation_chunks(Schedule::Interleaved1F1B, p, n, v, false, r));
 }
 
 TEST_CASE("DualPipe: bubble (PP/2-1)(F&B+B-3W) on every rank, independent of N; PP+1 activations") {
@@ -215,7 +223,9 @@ TEST_CASE("combined 1F1B: each F and B once, steady state in F&B slots; cost cou
   }
   const auto s = simulate(spec, test::moe_prices());
   test::check_invariants(s);
-  CHECK(s.stats.ranks[0].peak_activation_chunks == cost::pipeline_activation_chunks(kind, p, n, v, true));
+  for (int32_t r = 0; r < p; ++r)
+    CHECK(s.stats.ranks[static_cast<size_t>(r)].peak_activation_chunks ==
+          cost::pipeline_activation_chunks(kind, p, n, v, true, r));
   // Pairing hides all-to-all the plain schedule exposes.
   spec.combined = false;
   if (p > 1) CHECK(s.stats.step_seconds < simulate(spec, test::moe_prices()).stats.step_seconds);

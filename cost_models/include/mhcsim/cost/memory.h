@@ -36,15 +36,16 @@ ParameterReplicas parameter_replicas(const ParallelSpec& p);
 double weight_bytes_per_gpu(const Scenario& s);
 
 struct MemoryEstimate {
-  RankParameters parameters;  // of the rank priced: the one whose parameter state weighs most
+  int64_t pipeline_rank = 0;  // the rank priced: the one whose parameter state and activations weigh most
+  RankParameters parameters;  // of that rank
   double weight_bytes = 0;
   double grad_bytes = 0;
   double master_weight_bytes = 0;
   double optimizer_bytes = 0;            // Adam m and v
   double activation_bytes = 0;           // peak in-flight chunks x one chunk's activations
   double mhc_recompute_saved_bytes = 0;  // what recompute saves over keeping everything
-  int64_t activation_chunks = 0;
-  int64_t recompute_block = 0;  // L_r used (0 = no mHC recompute)
+  int64_t activation_chunks = 0;         // that rank's peak in flight
+  int64_t recompute_block = 0;           // L_r used (0 = no mHC recompute)
   double hbm_bytes = 0;
   double total_bytes() const {
     return weight_bytes + grad_bytes + master_weight_bytes + optimizer_bytes + activation_bytes;
@@ -52,8 +53,8 @@ struct MemoryEstimate {
   bool fits() const { return total_bytes() <= hbm_bytes; }
 };
 
-// Training memory of the pipeline rank whose weights, gradients and optimizer states weigh most
-// (with the activations of the rank holding the most chunks in flight).
+// Training memory of the pipeline rank whose weights, gradients, optimizer states and
+// activations in flight weigh most.
 MemoryEstimate training_memory(const Scenario& s);
 
 // Layers per chunk: ceil((layers + extra) / pipeline_chunks()).

@@ -108,13 +108,14 @@ int64_t pipeline_chunks(Schedule s, int64_t pp, int64_t virtual_stages = 1);
 // stages r and PP-1-r), 1 otherwise (DualPipeV's "2x" is against 1F1B at 2 x ranks stages).
 double pipeline_parameter_factor(Schedule s);
 
-// Peak activations a rank keeps, in chunk-activations of one micro-batch: rank 0's warm-up
-// forwards + 1, at most its m x stages-per-rank chunk visits (interleaved with m = PP runs every
-// forward first):
-//   1F1B and ZB1P min(PP, m); interleaved v PP + PP - 1 (Megatron's 1 + (p-1)/(p v) of p
-//   stages); combined 1F1B one more (its extra warm-up forward); DualPipe PP + 1; DualPipeV
-//   2 PP + 1 (PP + 1 with PP = 2 x ranks stages).
+// Peak activations pipeline rank `rank` keeps, in chunk-activations of one micro-batch. In the
+// 1F1B family its warm-up forwards + 1, at most its m x stages-per-rank chunk visits
+// (interleaved with m = PP runs every forward first); rank 0, which keeps the most:
+//   1F1B and ZB1P min(PP, m), rank r min(PP - r, m); interleaved v PP + PP - 1 (Megatron's
+//   1 + (p-1)/(p v) of p stages); combined 1F1B one more (its extra warm-up forward).
+// The DualPipes keep as many on every rank: DualPipe PP + 1, DualPipeV 2 PP + 1 (PP + 1 with
+// PP = 2 x ranks stages).
 int64_t pipeline_activation_chunks(Schedule s, int64_t pp, int64_t micro_batches, int64_t virtual_stages = 1,
-                                   bool combined_1f1b = false);
+                                   bool combined_1f1b = false, int64_t rank = 0);
 
 }  // namespace mhcsim::cost
