@@ -94,7 +94,19 @@ A2aTraffic a2a_traffic_per_token(const Scenario& s) {
   const int64_t reachable = experts_per_node * t.nodes_limit;
   t.nodes_per_token = expected_unique_bins(reachable, t.nodes_limit, m.top_k);
   t.remote_nodes_per_token = t.nodes_per_token * d(t.ep_nodes - 1) / d(t.ep_nodes);
-  t.gpus_per_token = expected_unique_bins(reachable, t.nodes_limit * gpus_in_node, m.top_k);
+  // Within the nodes reached the token's experts may sit on every GPU: EPLB packs a node's
+  // experts and their replicas onto its GPUs by load, not by group (DeepSeek's EPLB README,
+  // hierarchical policy). Without replicas the experts are placed in order (expert e on EP rank
+  // e / experts-per-GPU, as Megatron-Core and DeepSeek's training place them), so where a group
+  // fills whole GPUs only its max_groups_per_token groups' GPUs are reached: at EP 8 one group
+  // per GPU, 4 of the 8 GPUs (3.63 expected for top-8, where any GPU gave 5.30).
+  const int64_t per_gpu = experts_per_node / gpus_in_node;
+  int64_t gpu_reach = t.nodes_limit * gpus_in_node;
+  if (m.expert_groups > 1 && p.redundant_experts == 0) {
+    const int64_t group_experts = m.routed_experts / m.expert_groups;
+    gpu_reach = std::min(gpu_reach, m.max_groups_per_token * ((group_experts + per_gpu - 1) / per_gpu));
+  }
+  t.gpus_per_token = expected_unique_bins(per_gpu * gpu_reach, gpu_reach, m.top_k);
   const double nvlink_copies = t.gpus_per_token * (1.0 - 1.0 / d(gpus_in_node));
   const double disp = dispatch_bytes_per_selection(m.hidden, s.precision.dispatch, s.precision.fp8_tile);
   const double comb = combine_bytes_per_selection(m.hidden, s.precision.combine);

@@ -160,6 +160,26 @@ TEST_CASE("intra-node EP8 uses NVLink only; alpha-beta time from the catalog or 
              WithinRel(7 * 1e-5 + tokens * t.dispatch_nvlink_bytes / 100e9, 1e-12));
 }
 
+// DeepSeek-V3's gate picks 4 of 8 groups of 32 experts, then its top 8 among those 128. Placed
+// in order (no replicas), at EP 8 a group is one GPU: the token's experts fall on 4 GPUs, not on
+// any of the 8 (3.63 expected where uniform routing gives 5.30); at EP 16 on 8 of the 16 GPUs.
+// EPLB's replicas are packed onto a node's GPUs by load, so with them any GPU of a reached node
+// may hold a selected expert.
+TEST_CASE("group-limited routing also limits the GPUs a token reaches inside a node") {
+  const auto gpus = [](int64_t ep, int64_t redundant) {
+    auto s = v3_ep(ep, 0);
+    s.parallel.redundant_experts = redundant;
+    return a2a_traffic_per_token(s).gpus_per_token;
+  };
+  CHECK_THAT(gpus(8, 0), WithinRel(expected_unique_bins(128, 4, 8), 1e-12));
+  CHECK_THAT(gpus(8, 0), WithinRel(monte_carlo_unique_bins(128, 4, 8, 20000), 0.02));
+  CHECK_THAT(gpus(8, 0), WithinAbs(3.629, 1e-3));
+  CHECK_THAT(gpus(16, 0), WithinRel(expected_unique_bins(128, 8, 8), 1e-12));
+  // EP 64: a group fills a node's 8 GPUs, so the group limit at the node level already gave it.
+  CHECK_THAT(gpus(64, 0), WithinRel(expected_unique_bins(128, 32, 8), 1e-12));
+  CHECK_THAT(gpus(8, 32), WithinRel(expected_unique_bins(288, 8, 8), 1e-12));
+}
+
 TEST_CASE("all-to-all rejects dense models and top-k > experts, naming the key") {
   auto s = v3_ep(64, 4);
   s.model.top_k = 300;
