@@ -75,7 +75,9 @@ void run_serve(const Scenario& s, const Output& out, const ServeOptions& o) {
       std::cout << fmt::format("# max rate meeting the SLOs at p99: {:.4g} requests/s ({} runs)\n",
                                a.search->rate_per_s, a.search->probes.size());
     else
-      std::cout << "# max rate: no rate down to the search's floor meets the SLOs and keeps up with its arrivals\n";
+      std::cout << fmt::format(
+          "# max rate: no rate down to the search's floor meets the SLOs and keeps up with its arrivals ({} runs)\n",
+          a.search->probes.size());
   }
   if (a.pooled_search)  // set only when the pooled search found a rate (api/src/serve.cpp)
     std::cout << fmt::format(

@@ -389,7 +389,7 @@ nlohmann::json to_json(const Scenario& s, const ServeRequest& request, const Ser
   if (!request.trace_path.empty())
     doc["trace_stopped_at_s"] = a.trace_stopped_at_s ? nlohmann::json(*a.trace_stopped_at_s) : nlohmann::json();
   if (a.search) {
-    doc["max_rate_per_s"] = a.search->rate_per_s;
+    doc["max_rate_per_s"] = a.search->rate_per_s > 0 ? nlohmann::json(a.search->rate_per_s) : nlohmann::json();
     if (a.search->rate_per_s > 0) doc["at_max_rate"] = result_json(a.search->at_rate);
   }
   if (a.capacity) {

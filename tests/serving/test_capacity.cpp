@@ -32,6 +32,10 @@ TEST_CASE("max-rate search brackets and bisects to the SLO boundary") {
   const auto down = search_max_rate(run, 3.3, 0, 100.0);  // starts past the boundary: halves first
   CHECK(down.rate_per_s <= 3.3);
   CHECK(down.rate_per_s >= 3.3 * 0.98);
+  // From 1e9 the boundary is 2^38 below: 31 halvings stopped at 0.47 and found no rate.
+  const auto far = search_max_rate(run, 0.0058, 0, 1e9);
+  CHECK(far.rate_per_s <= 0.0058);
+  CHECK(far.rate_per_s >= 0.0058 * 0.98);
   CHECK_THROWS_WITH(search_max_rate(run, 0, 0, 1.0), Catch::Contains("needs an SLO"));
   // The floor: halving stops at min_rate_per_s (the simulated clock's range), not 2^31 below.
   runs = 0;
