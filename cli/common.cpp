@@ -100,6 +100,7 @@ void add_hardware_option(CLI::App& cmd, std::string& path) {
 std::vector<scenarios::Override> scenario_overrides(const ScenarioOptions& opts) {
   std::vector<scenarios::Override> overrides;
   for (const auto& text : opts.overrides) overrides.push_back(scenarios::parse_override(text));
+  scenarios::require_distinct_overrides(overrides);
   // Quoted as TOML strings, so a path is never read as a number or a table.
   const auto quoted = [](const std::string& path) { return nlohmann::json(path).dump(); };
   if (!opts.calibration_path.empty()) overrides.push_back({"calibration.profile", quoted(opts.calibration_path)});

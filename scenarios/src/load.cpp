@@ -48,6 +48,14 @@ Scenario build(toml::table root, const std::string& file, const std::vector<Over
 
 }  // namespace
 
+void require_distinct_overrides(const std::vector<Override>& overrides) {
+  for (size_t i = 0; i < overrides.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (overrides[j].key == overrides[i].key)
+        throw InputError("--set", fmt::format("{} is given twice ({}, then {}): give it once", overrides[i].key,
+                                              overrides[j].value, overrides[i].value));
+}
+
 Override parse_override(const std::string& text) {
   // TOML would read the part after a line break as a second key and drop it unchecked.
   if (text.find_first_of("\r\n") != std::string::npos)

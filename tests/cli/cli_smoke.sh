@@ -11,6 +11,8 @@ check hw_table 0 "H800" -- "$M" hw
 sed 's/^layers = 61/layrs = 61/' "$SRC/scenarios/deepseek_v3_train.toml" > "$tmp/typo.toml"
 check typo_key 2 "typo.toml:[0-9]+: model.layrs: unknown key" -- "$M" scenario -s "$tmp/typo.toml"
 check bad_set 2 "^mhcsim: --set: parallel.pp: " -- "$M" scenario --set parallel.pp=abc
+# The same key twice: the last one used to win without a word.
+check twice_set 2 "^mhcsim: --set: parallel.pp is given twice \\(8, then 16\\): give it once" -- "$M" step --set parallel.pp=8 --set parallel.pp=16
 check missing_file 2 "cannot open scenario file" -- "$M" scenario -s "$tmp/none.toml"
 check bad_flag 2 "" -- "$M" hw --no-such-flag
 check no_verb 2 "" -- "$M"

@@ -16,6 +16,10 @@ struct Override {
   std::string value;
 };
 Override parse_override(const std::string& text);  // throws InputError on "key" without '='
+// Throws InputError("--set", ...) when two of a user's overrides name the same key: the last
+// would win unseen (--set parallel.pp=8 --set parallel.pp=16 ran PP 16). Layers built in code
+// (a sweep point over its base, Python's with_overrides) replace earlier values on purpose.
+void require_distinct_overrides(const std::vector<Override>& overrides);
 
 // Why `value` (TOML, as after --set key=) is not valid for scenario key `key`, or "" when it
 // is. CLI flags that stand for a key (kv --context is workload.context_len) are checked with
