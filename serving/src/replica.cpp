@@ -28,11 +28,13 @@ bool Replica::grow(Live& r, int64_t tokens) {
 void Replica::preempt_last() {
   Live r = running_.back();
   running_.pop_back();
+  prefill_backlog_tokens_ -= r.prefill_done() ? 0 : r.prompt - r.cached;
   free_blocks_ += r.blocks;
   r.blocks = 0;
   r.cached = 0;
   r.scheduled = 0;
   r.prompt = r.input + r.generated;
+  prefill_backlog_tokens_ += tokens_to_prefill(r);
   waiting_.push_front(r);
   ++preemptions_;
 }
@@ -139,6 +141,7 @@ void Replica::finish_iteration(double now, std::vector<Live>& done, std::vector<
     Live& r = running_[i];
     if (r.scheduled > 0) {
       const bool prefilling = !r.prefill_done();
+      if (prefilling) prefill_backlog_tokens_ -= r.scheduled;
       r.cached += r.scheduled;
       r.scheduled = 0;
       if (r.prefill_done()) {  // a decode step, or the prompt's last chunk: one token out

@@ -4,6 +4,7 @@
 // iteration ends. Preemption is vLLM's recompute: when a running sequence needs a block and none
 // is free, the most recently admitted sequence gives all of its blocks back and returns to the
 // front of the queue, to prefill its prompt and generated tokens again.
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <vector>
@@ -20,7 +21,10 @@ class Replica {
           bool prefill_only);
 
   // A new request, or one whose KV arrived from a prefill replica (cached > 0, blocks == 0).
-  void enqueue(const Live& r) { waiting_.push_back(r); }
+  void enqueue(const Live& r) {
+    waiting_.push_back(r);
+    prefill_backlog_tokens_ += r.cached > 0 ? std::max(0, r.prompt - r.cached) : tokens_to_prefill(r);
+  }
   // The next iteration's batch; tokens() == 0 when there is nothing to run.
   cost::BatchShape form_batch();
   // The iteration ended at `now`: tokens are emitted; finished requests go to `done`, and on a
@@ -30,6 +34,8 @@ class Replica {
   void release(int64_t blocks) { free_blocks_ += blocks; }
 
   int64_t requests() const { return static_cast<int64_t>(waiting_.size() + running_.size()); }
+  // Prompt tokens still to compute, queued and started: what a new prompt waits behind.
+  int64_t prefill_backlog_tokens() const { return prefill_backlog_tokens_; }
   int64_t used_blocks() const { return total_blocks_ - free_blocks_; }
   int64_t total_blocks() const { return total_blocks_; }
   int64_t preemptions() const { return preemptions_; }
@@ -37,6 +43,8 @@ class Replica {
 
  private:
   int64_t blocks_for(int64_t tokens) const { return (tokens + block_tokens_ - 1) / block_tokens_; }
+  // A queued prompt's computed tokens: all but its prefix-cache hit (never the last token).
+  static int64_t tokens_to_prefill(const Live& r) { return r.prompt - std::min(r.hit, r.prompt - 1); }
   bool grow(Live& r, int64_t tokens);  // blocks for `tokens` cached tokens; false if short
   void preempt_last();
   void admit_decode_ready();
@@ -52,6 +60,7 @@ class Replica {
   std::deque<Live> waiting_;
   std::vector<Live> running_;  // in admission order: preemption takes from the back
   int64_t preemptions_ = 0;
+  int64_t prefill_backlog_tokens_ = 0;
 };
 
 }  // namespace mhcsim::serving::detail

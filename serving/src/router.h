@@ -1,6 +1,7 @@
 #pragma once
 // The global scheduler: which replica of a pool gets a request. Round-robin, or the replica
-// holding the fewest requests (queued + running), ties broken round-robin.
+// with the fewest prompt tokens still to prefill, then the fewest requests (queued + running),
+// ties broken round-robin.
 #include <cstdint>
 #include <vector>
 

@@ -220,6 +220,22 @@ TEST_CASE("routers: round-robin and least-loaded both serve everything") {
   CHECK(r.gpus == 4);
 }
 
+// Colocated, a replica holds a few queued prompts beside many long decodes. Counting requests
+// sent new prompts behind each other's prefill: 8 replicas at 4 requests/s of 4,989 in / 256
+// out had p99 TTFT 4.34 s under least-loaded against 1.49 s round-robin (a probe). It weighs the
+// prompt tokens still to prefill first.
+TEST_CASE("least-loaded routes by the prefill backlog: never behind round-robin on TTFT") {
+  ServingConfig c;
+  c.replicas = 8;
+  c.router = RouterKind::RoundRobin;
+  const auto rr = poisson(deepseek(), 4.0, 1000, 4989, 256, c);
+  c.router = RouterKind::LeastLoaded;
+  const auto ll = poisson(deepseek(), 4.0, 1000, 4989, 256, c);
+  CHECK(ll.requests == 1000);
+  CHECK(ll.ttft.p99_s <= 1.05 * rr.ttft.p99_s);
+  CHECK(ll.ttft.p99_s < 2.0);
+}
+
 TEST_CASE("cost: GPU time at the catalog price, split between prefill and decode") {
   const auto r = poisson(deepseek(), 1.0, 500, 1000, 200);
   CHECK_THAT(r.cost_usd, WithinRel(r.duration_s / 3600.0 * 2.0, 1e-12));  // H800 at $2 per GPU-hour
