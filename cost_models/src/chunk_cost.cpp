@@ -77,15 +77,32 @@ double activation_bytes(const Scenario& s, int64_t layers, const std::vector<Op>
   }
   return bytes;
 }
+
+// What the last stage keeps beyond its layers for the backward: each MTP module's block (of the
+// model's last kind, `block_ops`), norms and projection, and per head the final norm, the head's
+// input and cross-entropy's fp32 logits (tokens x vocab / TP x 4 B: 2.1 GB per 4,096-token
+// micro-batch of DeepSeek-V3, about four of its MoE layers).
+double head_activation_bytes(const Scenario& s, const std::vector<Op>& block_ops) {
+  const int64_t mtp = s.model.mtp_depth;
+  double bytes = d(1 + mtp) * saved_bytes(head_ops(s));
+  if (mtp > 0) bytes += d(mtp) * (saved_bytes(mtp_ops(s)) + saved_bytes(block_ops));
+  return bytes;
+}
 }  // namespace
 
-double chunk_activation_bytes(const Scenario& s, int64_t layers) {
+double chunk_activation_bytes(const Scenario& s, int64_t layers, bool last_stage) {
   const auto& m = s.model;
   validate_model(m);
-  check(layers >= 1, "layers", "must be >= 1");
+  check(layers >= (last_stage ? 0 : 1), "layers", last_stage ? "must be >= 0 on the last stage" : "must be >= 1");
   const int64_t moe = moe_layers_in_chunk(m, layers);
   const std::vector<Op> none;
-  return activation_bytes(s, layers, moe > 0 ? layer_ops(s, true) : none, layers > moe ? layer_ops(s, false) : none);
+  const bool moe_blocks = moe > 0 || (last_stage && m.mtp_depth > 0 && m.is_moe());
+  const bool dense_blocks = layers > moe || (last_stage && m.mtp_depth > 0 && !m.is_moe());
+  const auto moe_ops = moe_blocks ? layer_ops(s, true) : none;
+  const auto dense_ops = dense_blocks ? layer_ops(s, false) : none;
+  double bytes = activation_bytes(s, layers, moe_ops, dense_ops);
+  if (last_stage) bytes += head_activation_bytes(s, m.is_moe() ? moe_ops : dense_ops);
+  return bytes;
 }
 
 ChunkCost chunk_cost(const Scenario& s, int64_t layers_per_chunk, bool last_stage) {
@@ -150,6 +167,7 @@ ChunkCost chunk_cost(const Scenario& s, int64_t layers_per_chunk, bool last_stag
   c.pp_send_bytes = stage_send_bytes(s, send_tokens);
   c.pp_send_seconds = stage_send_seconds(s, c.pp_send_bytes);
   c.activation_bytes = activation_bytes(s, layers_per_chunk, moe_ops, dense_ops);
+  if (last_stage) c.activation_bytes += head_activation_bytes(s, m.is_moe() ? moe_ops : dense_ops);
   return c;
 }
 

@@ -1,12 +1,12 @@
 #include "mhcsim/cost/memory.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "mhcsim/cost/chunk_cost.h"
 #include "mhcsim/cost/flops.h"
 #include "mhcsim/cost/kv_cache.h"
-#include "mhcsim/cost/layer_ops.h"
 #include "mhcsim/cost/mhc_traffic.h"
 #include "mhcsim/cost/pipeline.h"
 #include "as_double.h"
@@ -37,6 +37,12 @@ int64_t layers_per_chunk(const Scenario& s) {
            std::to_string(stages) + " stages)";
   });
   return (layers + stages - 1) / stages;
+}
+
+int64_t last_chunk_layers(const Scenario& s) {
+  const int64_t per_chunk = layers_per_chunk(s);
+  const int64_t stages = pipeline_chunks(s.parallel.schedule, s.parallel.pp, s.parallel.virtual_stages);
+  return std::clamp<int64_t>(s.model.layers - (stages - 1) * per_chunk, 0, per_chunk);
 }
 
 int64_t recompute_block(const Scenario& s, int64_t layers) {
@@ -115,48 +121,75 @@ double weight_bytes_per_gpu(const Scenario& s) {
   return rank_parameters(s).total() * bytes_per_element(s.precision.weights);
 }
 
-MemoryEstimate training_memory(const Scenario& s) {
+std::vector<MemoryEstimate> training_memory_per_rank(const Scenario& s) {
   const auto& p = s.parallel;
   const auto& pr = s.precision;
   const int64_t layers = layers_per_chunk(s);
   check(s.workload.micro_batch_seqs * s.workload.seq_len >= 1, "workload.seq_len", "micro-batch tokens must be >= 1");
-  const double chunk_bytes = chunk_activation_bytes(s, layers);
-  MemoryEstimate e;
-  e.hbm_bytes = s.hardware.gpu.hbm_bytes;
-  e.recompute_block = recompute_block(s, layers);
-  double saved_per_chunk_bytes = 0;
-  if (e.recompute_block > 0) {
-    const double saved = mhc_stored_elems_no_recompute(s.model.mhc_n, s.model.hidden, 2 * layers) -
-                         mhc_stored_elems_recompute(s.model.mhc_n, s.model.hidden, 2 * layers, e.recompute_block);
-    const double tokens = micro_batch_tokens(s) / (p.sequence_parallel ? d(p.tp) : 1.0);
-    saved_per_chunk_bytes = tokens * saved * bytes_per_element(pr.activations);
+  const int64_t last_stage = pipeline_chunks(p.schedule, p.pp, p.virtual_stages) - 1;
+  MemoryEstimate base;
+  base.hbm_bytes = s.hardware.gpu.hbm_bytes;
+  base.recompute_block = recompute_block(s, layers);
+  // One micro-batch's activations of a middle chunk and of the last stage's, and what a rank
+  // keeps of them with `chunks` in flight. The last stage's backward follows its forward (the
+  // loss is there), so its chunks are short-lived: one in flight, two in combined 1F1B, whose
+  // F&B slot pairs the next micro-batch's forward with this one's backward.
+  struct ChunkBytes {
+    double middle, last;
+  };
+  const auto chunk_bytes = [&](const Scenario& v) {
+    return ChunkBytes{chunk_activation_bytes(v, layers), chunk_activation_bytes(v, last_chunk_layers(v), true)};
+  };
+  const auto kept = [&](const ChunkBytes& c, double chunks, bool holds_last) {
+    const double last_alive = holds_last ? std::min(chunks, p.combined_1f1b ? 2.0 : 1.0) : 0.0;
+    return std::max(chunks * c.middle, (chunks - last_alive) * c.middle + last_alive * c.last);
+  };
+  const ChunkBytes bytes = chunk_bytes(s);
+  // mHC recompute's saving: the same rank's activations without it, less those with it.
+  std::optional<ChunkBytes> without_recompute;
+  if (base.recompute_block > 0) {
+    Scenario off = s;
+    off.parallel.recompute_mhc = false;
+    without_recompute = chunk_bytes(off);
   }
   // ZeRO shards over the ranks holding the same parameters.
   const auto replicas = parameter_replicas(p);
-  // Each pipeline rank with its own parameter state and the activations its schedule keeps in
-  // flight; the fullest is priced. ZeRO shards dense and expert parameters over different
-  // groups, and the 1F1B family keeps the most activations on rank 0 while the head and the MTP
-  // modules sit on the last rank, so no rank need hold both worst cases (adding them overstated).
-  const auto ranks = parameters_per_rank(s);
+  const auto params_of = parameters_per_rank(s);
+  std::vector<MemoryEstimate> ranks;
+  ranks.reserve(params_of.size());
   for (int64_t r = 0; r < p.pp; ++r) {
-    const auto& params = ranks[static_cast<size_t>(r)];
+    const auto& params = params_of[static_cast<size_t>(r)];
     const auto sharded = [&](int stage) {
       return p.zero_stage >= stage ? params.dense / replicas.dense + params.experts / replicas.experts : params.total();
     };
-    MemoryEstimate rank = e;
-    rank.pipeline_rank = r;
-    rank.parameters = params;
-    rank.weight_bytes = sharded(3) * bytes_per_element(pr.weights);
-    rank.grad_bytes = sharded(2) * bytes_per_element(pr.grads);
-    rank.master_weight_bytes = sharded(1) * bytes_per_element(pr.master_weights);
-    rank.optimizer_bytes = 2.0 * sharded(1) * bytes_per_element(pr.optimizer_states);
-    rank.activation_chunks =
+    MemoryEstimate& e = ranks.emplace_back(base);
+    e.pipeline_rank = r;
+    e.parameters = params;
+    e.weight_bytes = sharded(3) * bytes_per_element(pr.weights);
+    e.grad_bytes = sharded(2) * bytes_per_element(pr.grads);
+    e.master_weight_bytes = sharded(1) * bytes_per_element(pr.master_weights);
+    e.optimizer_bytes = 2.0 * sharded(1) * bytes_per_element(pr.optimizer_states);
+    e.activation_chunks =
         pipeline_activation_chunks(p.schedule, p.pp, p.micro_batches, p.virtual_stages, p.combined_1f1b, r);
-    rank.activation_bytes = d(rank.activation_chunks) * chunk_bytes;
-    rank.mhc_recompute_saved_bytes = d(rank.activation_chunks) * saved_per_chunk_bytes;
-    if (r == 0 || rank.total_bytes() > e.total_bytes()) e = rank;
+    const double chunks = d(e.activation_chunks);
+    bool holds_last = false;
+    for_each_stage_of_rank(p.schedule, p.pp, p.virtual_stages, r,
+                           [&](int64_t stage) { holds_last = holds_last || stage == last_stage; });
+    e.activation_bytes = kept(bytes, chunks, holds_last);
+    if (without_recompute)
+      e.mhc_recompute_saved_bytes = kept(*without_recompute, chunks, holds_last) - e.activation_bytes;
   }
-  return e;
+  return ranks;
+}
+
+MemoryEstimate training_memory(const Scenario& s) {
+  // The fullest rank. ZeRO shards dense and expert parameters over different groups, and the
+  // 1F1B family keeps the most activations on rank 0 while the head and the MTP modules sit on
+  // the last rank, so no rank need hold both worst cases (adding them overstated).
+  const auto ranks = training_memory_per_rank(s);
+  return *std::max_element(ranks.begin(), ranks.end(), [](const MemoryEstimate& a, const MemoryEstimate& b) {
+    return a.total_bytes() < b.total_bytes();
+  });
 }
 
 }  // namespace mhcsim::cost

@@ -36,8 +36,7 @@ StepEstimate step_estimate(const Scenario& s) {
   // Where even the stages before it cannot all be full (DeepSeek-V3's 61 layers in 32 chunks of
   // 2: the 31st holds one), they are still priced as full: layers_priced says by how much.
   const int64_t stages = pipeline_chunks(p.schedule, p.pp, p.virtual_stages);
-  const int64_t last_layers =
-      std::clamp<int64_t>(s.model.layers - (stages - 1) * e.layers_per_chunk, 0, e.layers_per_chunk);
+  const int64_t last_layers = last_chunk_layers(s);
   e.last_chunk = chunk_cost(s, last_layers, /*last_stage=*/true);
   e.layers_priced = (stages - 1) * e.layers_per_chunk + last_layers;
   // The slowest chunk, for the tables.

@@ -59,7 +59,9 @@ ChunkCost chunk_cost(const Scenario& scenario, int64_t layers_per_chunk, bool la
 
 // Activations one micro-batch keeps for a chunk of `layers` layers until its backward: the
 // saved tensors of every op under the recompute scheme (the layer input alone with full
-// recompute), plus the mHC streams ((n+2)C per mHC layer, or Eq. 20's block recompute).
-double chunk_activation_bytes(const Scenario& scenario, int64_t layers);
+// recompute), plus the mHC streams ((n+2)C per mHC layer, or Eq. 20's block recompute); the
+// last stage's chunk (`last_stage`, whose layers may be 0) adds its head's and MTP modules'.
+// ChunkCost::activation_bytes of the same chunk.
+double chunk_activation_bytes(const Scenario& scenario, int64_t layers, bool last_stage = false);
 
 }  // namespace mhcsim::cost

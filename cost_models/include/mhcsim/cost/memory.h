@@ -53,12 +53,19 @@ struct MemoryEstimate {
   bool fits() const { return total_bytes() <= hbm_bytes; }
 };
 
-// Training memory of the pipeline rank whose weights, gradients, optimizer states and
-// activations in flight weigh most.
+// Training memory of each pipeline rank: its weights, gradients and optimizer states, and the
+// activations its schedule keeps in flight (every chunk at the middle stage's, the most loaded;
+// a rank holding the last stage keeps one of its chunks, two in combined 1F1B, whose head and
+// MTP modules add theirs: the last stage's backward follows its forward, the loss being there).
+std::vector<MemoryEstimate> training_memory_per_rank(const Scenario& s);
+// The rank whose memory weighs most.
 MemoryEstimate training_memory(const Scenario& s);
 
 // Layers per chunk: ceil((layers + extra) / pipeline_chunks()).
 int64_t layers_per_chunk(const Scenario& s);
+// The last stage's own layers: what is left after the others took layers_per_chunk each
+// (fewer where extra_stage_layers reserve room for its head and MTP modules; may be 0).
+int64_t last_chunk_layers(const Scenario& s);
 // L_r the scenario uses for a chunk of `layers`: its mhc_recompute_block, or Eq. 20's optimum.
 int64_t recompute_block(const Scenario& s, int64_t layers);
 
