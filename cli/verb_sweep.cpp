@@ -92,10 +92,14 @@ sweep::Evaluator with_calibration(sweep::Evaluator e, const Base& b) {
 // there is no --top, into the top K otherwise. Nothing holds the whole sweep.
 void run(const SweepOptions& o) {
   const auto path = scenario_file(o.scn);
-  scenarios::ScenarioTemplate tpl(scenarios::read_scenario_file(path), path.string(), scenario_overrides(o.scn));
+  const auto overrides = scenario_overrides(o.scn);
+  scenarios::ScenarioTemplate tpl(scenarios::read_scenario_file(path), path.string(), overrides);
   std::vector<sweep::SweepAxis> axes;
   for (const auto& text : o.axes) axes.push_back(sweep::parse_sweep_axis(text));
   const sweep::Grid grid(std::move(axes));
+  std::vector<std::string> set_keys;
+  for (const auto& ov : overrides) set_keys.push_back(ov.key);
+  grid.require_unset(set_keys);
   if (!o.output_prefix.empty()) sweep::require_outputs(o.output_prefix, o.force);  // before the work
   const Base base = instantiate_base(tpl);
   const auto evaluator =

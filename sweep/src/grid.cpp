@@ -65,4 +65,11 @@ void Grid::indices(int64_t point, std::vector<int32_t>& out) const {
   }
 }
 
+void Grid::require_unset(const std::vector<std::string>& set_keys) const {
+  for (const auto& a : axes_)
+    if (std::find(set_keys.begin(), set_keys.end(), a.key) != set_keys.end())
+      throw InputError("--sweep",
+                       fmt::format("{} is both swept and given with --set (expected one or the other)", a.key));
+}
+
 }  // namespace mhcsim::sweep

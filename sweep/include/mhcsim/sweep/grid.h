@@ -21,6 +21,9 @@ class Grid {
  public:
   // Throws InputError("--sweep", ...) for a key swept twice or more than kMaxPoints points.
   explicit Grid(std::vector<SweepAxis> axes);
+  // Throws InputError("--sweep", ...) when an axis sweeps a key the user also set: the sweep's
+  // values replaced the --set one without a word.
+  void require_unset(const std::vector<std::string>& set_keys) const;
   static constexpr int64_t kMaxPoints = int64_t{1} << 31;
 
   int64_t size() const { return size_; }
