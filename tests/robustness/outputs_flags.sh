@@ -111,8 +111,12 @@ ok fits_exits_0 '((rc == 0)) && [[ ! -s $tmp/err ]]'
 # E1: a base scenario no point repairs is exit 2 with its own error; one a swept key repairs is fine.
 expect sweep_invalid_base 2 '^mhcsim: --set: model.moe.top_k: top-k 500 exceeds routed experts' -- \
   sweep --set model.moe.top_k=500 --sweep parallel.pp=8,16
-run_bounded sweep --set parallel.pp=6 --sweep parallel.pp=8,16
+sed 's/^pp = 16/pp = 6/' "$TRAIN" > "$tmp/pp6.toml"
+run_bounded sweep -s "$tmp/pp6.toml" --sweep parallel.pp=8,16
 ok sweep_base_repaired_by_axis '((rc == 0))'
+# A key both --set and swept is refused: the sweep's values replaced the --set one unseen.
+expect sweep_set_and_swept 2 '^mhcsim: --sweep: parallel.pp is both swept and given with --set' -- \
+  sweep --set parallel.pp=6 --sweep parallel.pp=8,16
 
 # --- H1: a simulation past the op budget is refused before it allocates, everywhere it runs.
 expect simulate_budget 2 '^mhcsim: parallel.micro_batches: 1048576 micro-batches .* more than --max-sim-ops allows' -- \
