@@ -33,7 +33,9 @@ class Replica {
   void finish_iteration(double now, std::vector<Live>& done, std::vector<Live>& handoff);
   void release(int64_t blocks) { free_blocks_ += blocks; }
 
-  int64_t requests() const { return static_cast<int64_t>(waiting_.size() + running_.size()); }
+  // Held (queued + running) and on their way (KV in transfer to this replica).
+  int64_t requests() const { return static_cast<int64_t>(waiting_.size() + running_.size()) + incoming_; }
+  void expect(int64_t change) { incoming_ += change; }
   // Prompt tokens still to compute, queued and started: what a new prompt waits behind.
   int64_t prefill_backlog_tokens() const { return prefill_backlog_tokens_; }
   int64_t used_blocks() const { return total_blocks_ - free_blocks_; }
@@ -61,6 +63,7 @@ class Replica {
   std::vector<Live> running_;  // in admission order: preemption takes from the back
   int64_t preemptions_ = 0;
   int64_t prefill_backlog_tokens_ = 0;
+  int64_t incoming_ = 0;
 };
 
 }  // namespace mhcsim::serving::detail

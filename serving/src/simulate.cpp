@@ -117,6 +117,7 @@ class Engine {
     for (int64_t i = 0; i < count; ++i) {
       trace_.name(p.first + i, fmt::format("{} {}", label, i), i);
       replicas_.emplace_back(m.kv_blocks(), m.kv_block_tokens(), c, max_seqs(d, c), prefill_only);
+      nic_free_s_.push_back(0.0);
       pool_of_.push_back(static_cast<int>(pools_.size()));
     }
     // The KV-cache figures are the pool that decodes (all of them colocated): a prefill replica
@@ -230,7 +231,10 @@ class Engine {
   }
 
   // The prompt's KV leaves the prefill replica (its blocks stay taken until it has) for the
-  // decode replica the router picks when it lands.
+  // decode replica the router picks now (SGLang's PD router pairs the two before the transfer).
+  // A replica's NICs carry one transfer at a time, sending or receiving: a burst of prompts
+  // queues on them (128 prefill replicas sent 44.9 GB to one decode GPU in 23 ms, ~1.9 TB/s,
+  // through a 50 GB/s NIC).
   void send_kv(double now, int64_t from, const Live& r) {
     int64_t slot;
     if (!free_slots_.empty()) {
@@ -240,23 +244,30 @@ class Engine {
       slot = static_cast<int64_t>(transfers_.size());
       transfers_.emplace_back();
     }
-    transfers_[static_cast<size_t>(slot)] = {r, from};
+    const Pool& p = decode_pool();
+    const int64_t to = router_.pick(replicas_, p.first, p.count);
+    replicas_[static_cast<size_t>(to)].expect(+1);
+    transfers_[static_cast<size_t>(slot)] = {r, from, to};
     const auto& d = *pools_[static_cast<size_t>(pool_of_[static_cast<size_t>(from)])].deployment;
-    events_.push(now + d.kv_transfer_seconds(r.cached), EventKind::KvTransferDone, slot);
+    double& sender = nic_free_s_[static_cast<size_t>(from)];
+    double& receiver = nic_free_s_[static_cast<size_t>(to)];
+    const double end = std::max({now, sender, receiver}) + d.kv_transfer_seconds(r.cached);
+    sender = receiver = end;
+    events_.push(end, EventKind::KvTransferDone, slot);
   }
 
   void on_transfer_done(double now, int64_t slot) {
-    auto [r, from] = transfers_[static_cast<size_t>(slot)];
+    auto [r, from, to] = transfers_[static_cast<size_t>(slot)];
     free_slots_.push_back(slot);
     Replica& src = replicas_[static_cast<size_t>(from)];
     src.release(r.blocks);
     count_blocks(from, -r.blocks);
     r.blocks = 0;
     start_iteration(now, from);  // the freed blocks may admit a waiting prompt
-    const Pool& p = decode_pool();
-    const int64_t i = router_.pick(replicas_, p.first, p.count);
-    replicas_[static_cast<size_t>(i)].enqueue(r);
-    start_iteration(now, i);
+    Replica& dst = replicas_[static_cast<size_t>(to)];
+    dst.expect(-1);
+    dst.enqueue(r);
+    start_iteration(now, to);
   }
 
   const ServingConfig& config_;
@@ -274,8 +285,9 @@ class Engine {
   std::vector<Live> done_, handoff_;
   struct Transfer {
     Live request;
-    int64_t from = 0;
+    int64_t from = 0, to = 0;
   };
+  std::vector<double> nic_free_s_;  // per replica: when its NICs finish the transfers queued on them
   std::vector<Transfer> transfers_;
   std::vector<int64_t> free_slots_;
 };

@@ -193,6 +193,26 @@ TEST_CASE("prefill/decode disaggregation: KV moves to the decode pool, decodes r
   CHECK(deepseek().kv_transfer_seconds(2000) > 0);
 }
 
+// 64 prompts prefilled at once on 64 replicas all go to one decode replica: its NIC takes the
+// transfers one after another (they all landed within one transfer's time, 64 x the NIC).
+TEST_CASE("KV transfers queue on the NICs they share") {
+  std::string csv = "arrival_s,input_tokens,output_tokens\n";
+  for (int i = 0; i < 64; ++i) csv += "0,4000,2\n";
+  const test::TempFile file("burst.csv", csv);
+  const auto run = [&](int64_t decode_replicas) {
+    ServingConfig split;
+    split.replicas = decode_replicas;
+    split.prefill_replicas = 64;
+    RequestFile source(file.path());
+    return simulate(deepseek(), split, source);
+  };
+  const double one = deepseek().kv_transfer_seconds(4000);
+  const auto narrow = run(1), wide = run(64);
+  // Through one NIC the last KV lands 63 transfers after the first; over 64 they land together.
+  CHECK(narrow.e2e.p99_s - narrow.ttft.p99_s >= 63 * one);
+  CHECK(wide.e2e.p99_s - wide.ttft.p99_s < 4 * one + 1.0);
+}
+
 TEST_CASE("disaggregated KV use is the decode pool's: idle prefill caches do not hide a full one") {
   ServingConfig split;
   split.replicas = 1;
