@@ -155,10 +155,12 @@ CLI::App* add_scenario_verb(CLI::App& app, const std::string& name, const std::s
     try {
       run(s, Output{opts->out.json, {name, s.name, s.path, opts->scn.overrides}});
     } catch (const InputError& e) {
-      // The cost model names a scenario key and knows no file: name the scenario's. A flag's
-      // error ("--rate", "tokens") and one that has its place already go out as they are.
+      // The cost model names a scenario key and knows no file: name where it was given (the
+      // file's line, or --set). A flag's error ("--rate", "tokens") and one that has its place
+      // already go out as they are.
       if (!e.where().file.empty() || !is_scenario_key(e.key())) throw;
-      throw InputError(e.key(), e.reason(), {s.path, 0});
+      throw InputError(e.key(), e.reason(),
+                       scenarios::key_location(scenario_file(opts->scn), scenario_overrides(opts->scn), e.key()));
     }
   });
   return cmd;

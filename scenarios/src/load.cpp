@@ -48,6 +48,15 @@ Scenario build(toml::table root, const std::string& file, const std::vector<Over
 
 }  // namespace
 
+SourceLocation key_location(const std::filesystem::path& path, const std::vector<Override>& overrides,
+                            const std::string& key) {
+  for (const auto& o : overrides)
+    if (o.key == key) return kSetLocation;
+  const toml::table root = parse_scenario_text(read_scenario_file(path), path.string());
+  const toml::node* node = root.at_path(key).node();
+  return {path.string(), node ? static_cast<int>(node->source().begin.line) : 0};
+}
+
 void require_distinct_overrides(const std::vector<Override>& overrides) {
   for (size_t i = 0; i < overrides.size(); ++i)
     for (size_t j = 0; j < i; ++j)

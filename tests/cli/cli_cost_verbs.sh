@@ -31,6 +31,12 @@ check_json a2a_cp 'assert find(d, "tokens") == 2048, d' -- a2a -s "$V3T" --set p
 # the 4 prompts as 4 tokens).
 check_json a2a_prefill 'assert find(d, "kernel") == "DeepEP normal" and find(d, "tokens") == 8192, d' -- a2a -s "$SRC/scenarios/validation/deepseek_v3_profile_prefill.toml"
 check_json a2a_decode 'assert find(d, "kernel") == "DeepEP low-latency (decode)" and 190e-6 < find(d, "dispatch_s") < 195e-6 and 359e-6 < find(d, "combine_s") < 370e-6, d' -- a2a -s "$V3S" --tokens 128
+# The cost model's errors name where the key was given: --set, or the file's line (they named
+# the file without a line either way).
+check a2a_set_blame 2 "^mhcsim: --set: parallel.max_nodes_per_token: 2 nodes cannot hold" -- \
+  "$M" a2a -s "$V3T" --set parallel.max_nodes_per_token=2
+sed 's/^\[parallel\]/[parallel]\nmax_nodes_per_token = 2/' "$V3T" > "$tmp/nodes2.toml"
+check a2a_line_blame 2 "nodes2.toml:[0-9]+: parallel.max_nodes_per_token: 2 nodes cannot hold" -- "$M" step -s "$tmp/nodes2.toml"
 # The cost model's errors name the scenario file and the key as the file spells it.
 check a2a_dense 2 "llama3_70b_gqa.toml: model.moe.routed_experts: all-to-all needs a MoE model" -- \
   "$M" a2a -s "$SRC/scenarios/llama3_70b_gqa.toml"

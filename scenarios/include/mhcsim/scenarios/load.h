@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "mhcsim/error.h"
 #include "mhcsim/specs.h"
 
 namespace mhcsim::scenarios {
@@ -45,6 +46,12 @@ struct KeyInfo {
   bool required = false;
 };
 std::vector<KeyInfo> scenario_keys();
+
+// Where a scenario's `key` was given, for an error the cost model raises about it: "--set" when
+// one of `overrides` sets it, else the file with the line that writes it (line 0 when the file
+// leaves it to its default).
+SourceLocation key_location(const std::filesystem::path& path, const std::vector<Override>& overrides,
+                            const std::string& key);
 
 // The scenario the CLI uses when -s is not given.
 std::filesystem::path default_scenario_path();
