@@ -76,8 +76,8 @@ RankParameters stage_parameters(const ModelSpec& m, const ParameterCount& c, int
     r.dense += (moe + mtp_moe) * (c.shared_experts + c.gates) / d(m.moe_layers());
     r.experts = (moe + mtp_moe) * c.routed_experts / d(m.moe_layers()) * expert_replicas;
   }
-  if (i == 0) r.dense += c.embedding;
-  if (i == stages - 1) r.dense += c.head + h;
+  if (i == 0) r.dense += c.embedding, r.bf16_kept += c.embedding;
+  if (i == stages - 1) r.dense += c.head + h, r.bf16_kept += c.head;
   return r;
 }
 }  // namespace
@@ -97,8 +97,10 @@ std::vector<RankParameters> parameters_per_rank(const Scenario& s) {
       const auto part = stage_parameters(m, count, stage, stages, per_stage, replicas);
       held.dense += part.dense;
       held.experts += part.experts;
+      held.bf16_kept += part.bf16_kept;
     });
     held.dense /= d(p.tp);
+    held.bf16_kept /= d(p.tp);
     held.experts /= d(p.ep);
   }
   return ranks;
@@ -117,8 +119,17 @@ ParameterReplicas parameter_replicas(const ParallelSpec& p) {
   return {d(p.dp * p.cp), std::max(1.0, d(p.dp * p.tp * p.cp) / d(p.ep))};
 }
 
+namespace {
+// What holding `kept` of a rank's parameters in BF16 adds to them all in `dtype`.
+double bf16_kept_extra_bytes(double kept, DType dtype) {
+  return kept * std::max(0.0, bytes_per_element(DType::BF16) - bytes_per_element(dtype));
+}
+}  // namespace
+
 double weight_bytes_per_gpu(const Scenario& s) {
-  return rank_parameters(s).total() * bytes_per_element(s.precision.weights);
+  const auto params = rank_parameters(s);
+  const DType w = s.precision.weights;
+  return params.total() * bytes_per_element(w) + bf16_kept_extra_bytes(params.bf16_kept, w);
 }
 
 std::vector<MemoryEstimate> training_memory_per_rank(const Scenario& s) {
@@ -165,7 +176,9 @@ std::vector<MemoryEstimate> training_memory_per_rank(const Scenario& s) {
     MemoryEstimate& e = ranks.emplace_back(base);
     e.pipeline_rank = r;
     e.parameters = params;
-    e.weight_bytes = sharded(3) * bytes_per_element(pr.weights);
+    e.weight_bytes =
+        sharded(3) * bytes_per_element(pr.weights) +
+        bf16_kept_extra_bytes(p.zero_stage >= 3 ? params.bf16_kept / replicas.dense : params.bf16_kept, pr.weights);
     e.grad_bytes = sharded(2) * bytes_per_element(pr.grads);
     e.master_weight_bytes = sharded(1) * bytes_per_element(pr.master_weights);
     e.optimizer_bytes = 2.0 * sharded(1) * bytes_per_element(pr.optimizer_states);

@@ -2,6 +2,7 @@
 // DeepSeek-V2 paper's comparison table, DeepSeek-V3 config, FlashMLA's FP8 cache format).
 #include <catch2/catch.hpp>
 
+#include "mhcsim/cost/flops.h"
 #include "mhcsim/cost/kernel_bytes.h"
 #include "mhcsim/cost/kv_cache.h"
 #include "mhcsim/cost/memory.h"
@@ -98,6 +99,12 @@ TEST_CASE("sequences that fit on one GPU after weights and the activation reserv
   s.workload.mode = WorkloadMode::Serve;
   const auto fit = kv_fit(s, 4989);
   CHECK(fit.weight_bytes == weight_bytes_per_gpu(s));
+  // FP8 weights, the embedding and the output head in BF16 as DeepSeek's FP8 checkpoint holds
+  // them: 1.85 GB more per GPU than all at one byte.
+  const auto params = rank_parameters(s);
+  const auto c = parameter_count(s.model);
+  CHECK(params.bf16_kept == c.embedding + c.head);
+  CHECK_THAT(fit.weight_bytes, WithinRel(params.total() + c.embedding + c.head, 1e-12));
   CHECK(fit.kv_budget_bytes == fit.hbm_bytes - fit.weight_bytes - fit.reserve_bytes);
   CHECK(fit.sequences == static_cast<int64_t>(fit.kv_budget_bytes / fit.bytes_per_sequence));
   CHECK(fit.sequences > 0);

@@ -16,6 +16,10 @@ namespace mhcsim::cost {
 struct RankParameters {
   double dense = 0;    // replicated over DP (sharded by ZeRO over dp)
   double experts = 0;  // replicated over dp x tp / ep expert-data-parallel ranks
+  // Of `dense`: the embedding and the output head, which narrower weights leave in BF16 (DeepSeek-
+  // V3's FP8 checkpoint keeps embed_tokens and lm_head in BF16, as its training keeps them out
+  // of FP8: report 3.3.1).
+  double bf16_kept = 0;
   double total() const { return dense + experts; }
 };
 RankParameters rank_parameters(const Scenario& s);
@@ -32,7 +36,8 @@ struct ParameterReplicas {
 };
 ParameterReplicas parameter_replicas(const ParallelSpec& p);
 
-// Weights only, in precision.weights (serving and the KV fit).
+// Weights only, in precision.weights, the embedding and head at least in BF16 (serving and the
+// KV fit).
 double weight_bytes_per_gpu(const Scenario& s);
 
 struct MemoryEstimate {
