@@ -61,6 +61,11 @@ std::optional<Request> PoissonSource::next() {
 
 std::string PoissonSource::describe() const { return fmt::format("Poisson process at {:.6g} requests/s", rate_per_s_); }
 
-int64_t PoissonSource::max_request_tokens() const { return input_.max_tokens() + output_.max_tokens(); }
+std::optional<Request> PoissonSource::largest_request() const {
+  Request r;
+  r.input_tokens = input_.max_tokens();
+  r.output_tokens = output_.max_tokens();
+  return r;
+}
 
 }  // namespace mhcsim::serving

@@ -157,13 +157,10 @@ class Engine {
   }
 
   // Generated requests are checked once, at their largest.
+  // (The longest prompt and answer together: checked as the prompt alone, it blamed the prefill
+  // pool for a 700k-token prompt with a 100k-token answer that only the decode pool cannot hold.)
   void check_largest() {
-    const int64_t largest = source_.max_request_tokens();
-    if (largest <= 0) return;
-    Request r;
-    r.input_tokens = largest;  // the prompt alone must fit a prefill replica too
-    r.output_tokens = 0;
-    check_fits(r);
+    if (const auto r = source_.largest_request()) check_fits(*r);
   }
 
   void pull_arrival() {

@@ -130,6 +130,9 @@ printf 'arrival_s,input_tokens,output_tokens\n0,500,20\n1e300,700,30\n' >"$tmp/l
 check serve_file_late 2 "late.csv:3: arrival_s: 1e\+300 is not a time in" -- "$M" serve -s "$S" --requests-file "$tmp/late.csv"
 one_line serve_kv_too_small "$M" serve -s "$S" --rate 1 --input-tokens 5000000
 check serve_kv_names_scenario 2 "deepseek_v3_serve.toml: hardware.gpu: a request of 5000256 tokens needs" -- "$M" serve -s "$S" --rate 1 --input-tokens 5000000
+# Disaggregated, the pool that cannot hold it is named: a 700k-token prompt fits a prefill replica,
+# with its 100k-token answer it does not fit a decode one (the prefill pool was blamed).
+check serve_kv_names_pool 2 "a request of 800000 tokens needs [0-9]+ KV blocks of 64 tokens; one decode replica holds" -- "$M" serve -s "$S" --prefill-replicas 1 --replicas 1 --rate 1 --input-tokens 700000 --output-tokens 100000
 printf 'arrival_s,input_tokens,output_tokens\n0,500,20\n1,5000000,30\n' >"$tmp/huge.csv"
 check serve_kv_names_line 2 "huge.csv:3: input_tokens: a request of" -- "$M" serve -s "$S" --requests-file "$tmp/huge.csv"
 printf 'arrival_s,input_tokens,output_tokens\n0,500,20\n1,10,5000000\n' >"$tmp/long_output.csv"

@@ -170,7 +170,8 @@ TEST_CASE("Poisson requests: the rate, the mean lengths, and the clamp") {
   CHECK_THAT(static_cast<double>(n) / last, WithinRel(4.0, 0.02));
   CHECK_THAT(tokens / static_cast<double>(n), WithinRel(500.0, 0.02));
   CHECK(longest <= 4000);
-  CHECK(src.max_request_tokens() == 4000 + 64);
+  CHECK(src.largest_request()->input_tokens == 4000);
+  CHECK(src.largest_request()->output_tokens == 64);
 }
 
 TEST_CASE("percentile sketch: within its relative accuracy, in fixed memory") {

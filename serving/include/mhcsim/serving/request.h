@@ -46,9 +46,10 @@ class RequestSource {
   virtual std::optional<Request> next() = 0;
   // Where requests come from, for messages ("request file x.csv", "Poisson process").
   virtual std::string describe() const = 0;
-  // Largest request (input + output tokens) the source can produce, for the up-front KV check;
-  // 0 when unknown until read (files: each request is checked as it arrives).
-  virtual int64_t max_request_tokens() const { return 0; }
+  // The longest prompt and the longest answer the source can produce, for the up-front KV check
+  // (a prefill replica holds the prompt, a decode replica both); nothing when unknown until read
+  // (files: each request is checked as it arrives).
+  virtual std::optional<Request> largest_request() const { return std::nullopt; }
   // The arrival rate the source was asked for (requests/s); 0 when it has none (files).
   virtual double rate_per_s() const { return 0; }
   // The file requests are read from, for file:line errors; empty for generated requests.
@@ -77,7 +78,7 @@ class PoissonSource final : public RequestSource {
   PoissonSource(double rate_per_s, int64_t count, LengthDistribution input, LengthDistribution output, uint64_t seed);
   std::optional<Request> next() override;
   std::string describe() const override;
-  int64_t max_request_tokens() const override;
+  std::optional<Request> largest_request() const override;
   double rate_per_s() const override { return rate_per_s_; }
 
  private:
