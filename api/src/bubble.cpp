@@ -18,7 +18,8 @@ reports::Table bubble_table(const Scenario& base) {
                        std::to_string(base.parallel.micro_batches) +
                        " micro-batches (per chunk the pipeline fills through: F and B as a lone slot runs them, "
                        "all-to-alls whole; W; F&B as an F&B slot pairs them in the DualPipes and combined "
-                       "1F1B, else F + B)",
+                       "1F1B, else F + B; bubble as step prices it, the DualPipes' on the slot timeline with "
+                       "the last stage at its own price)",
                    {{"schedule", "schedule"},
                     {"layers_per_chunk", "layers/chunk"},
                     {"f_s", "F (ms)", 2, 1e3},
