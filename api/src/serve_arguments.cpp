@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "mhcsim/error.h"
 #include "mhcsim/serving/units.h"
 #include "mhcsim/threads.h"
@@ -21,17 +23,28 @@ ServeRequest parse_serve_arguments(const ServeArguments& a) {
                                                   name(kRequests), name(kRequestsFile)));
   r.requests = a.requests.empty() ? kDefaultRequests : parse_count(a.requests, name(kRequests), 1, kMaxRequests);
   r.requests_file = a.requests_file;
+  // A file holds its own lengths and arrivals: what shapes generated requests would be ignored.
+  if (!a.requests_file.empty())
+    for (const auto& [text, n] : {std::pair{&a.input_tokens, kInputTokens}, std::pair{&a.output_tokens, kOutputTokens},
+                                  std::pair{&a.lengths, kLengths}, std::pair{&a.seed, kSeed}})
+      if (!text->empty())
+        throw InputError(name(n), fmt::format("shapes generated requests; a request file has its own (expected {} or "
+                                              "{}, not both)",
+                                              name(n), name(kRequestsFile)));
   LengthDistribution::Kind kind = LengthDistribution::Kind::Fixed;
   if (a.lengths == "exponential")
     kind = LengthDistribution::Kind::Exponential;
-  else if (a.lengths != "fixed")
+  else if (!a.lengths.empty() && a.lengths != "fixed")
     throw InputError(name(kLengths), fmt::format("'{}' (expected fixed or exponential)", a.lengths));
   // A mean of 0: the scenario's workload.context_len.
   r.input = {kind, a.input_tokens.empty()
                        ? 0.0
                        : static_cast<double>(parse_count(a.input_tokens, name(kInputTokens), 1, kMaxRequestTokens))};
-  r.output = {kind, static_cast<double>(parse_count(a.output_tokens, name(kOutputTokens), 1, kMaxRequestTokens))};
-  r.seed = static_cast<uint64_t>(parse_count(a.seed, name(kSeed), 0));
+  constexpr int64_t kDefaultOutputTokens = 256;
+  r.output = {kind, a.output_tokens.empty()
+                        ? static_cast<double>(kDefaultOutputTokens)
+                        : static_cast<double>(parse_count(a.output_tokens, name(kOutputTokens), 1, kMaxRequestTokens))};
+  r.seed = a.seed.empty() ? 1 : static_cast<uint64_t>(parse_count(a.seed, name(kSeed), 0));
   r.jobs = static_cast<int>(parse_count(a.jobs, name(kJobs), 0, kMaxThreads));
   auto& c = r.config;
   c.replicas = parse_count(a.replicas, name(kReplicas), 1, kMaxReplicas);

@@ -188,13 +188,13 @@ std::string text(const std::optional<T>& x) {
 
 py::object serve(const LoadedScenario& l, const std::optional<double>& rate, const std::optional<int64_t>& requests,
                  const std::optional<std::string>& requests_file, const std::optional<int64_t>& input_tokens,
-                 int64_t output_tokens, const std::string& lengths, double prefix_hit,
-                 const std::optional<double>& slo_ttft_s, const std::optional<double>& slo_tpot_s, int64_t replicas,
-                 const std::variant<int64_t, std::string>& prefill_replicas,
+                 const std::optional<int64_t>& output_tokens, const std::optional<std::string>& lengths,
+                 double prefix_hit, const std::optional<double>& slo_ttft_s, const std::optional<double>& slo_tpot_s,
+                 int64_t replicas, const std::variant<int64_t, std::string>& prefill_replicas,
                  const std::optional<std::string>& prefill_scenario, const std::string& router, int64_t token_budget,
-                 int64_t prefill_token_budget, int64_t max_batch, bool chunked_prefill, int64_t seed, int64_t jobs,
-                 bool max_rate, const std::optional<double>& target_rate, const std::optional<std::string>& trace,
-                 bool force) {
+                 int64_t prefill_token_budget, int64_t max_batch, bool chunked_prefill,
+                 const std::optional<int64_t>& seed, int64_t jobs, bool max_rate,
+                 const std::optional<double>& target_rate, const std::optional<std::string>& trace, bool force) {
   api::ServeArguments a;
   a.names = api::ArgumentNames::Keywords;
   a.rate = text(rate);
@@ -202,7 +202,7 @@ py::object serve(const LoadedScenario& l, const std::optional<double>& rate, con
   a.requests_file = path_argument(requests_file, "requests_file");
   a.input_tokens = text(input_tokens);
   a.output_tokens = text(output_tokens);
-  a.lengths = lengths;
+  a.lengths = lengths.value_or("");
   a.prefix_hit = text(prefix_hit);
   // None: no SLO, as the CLI without --slo-ttft; 0 is refused as --slo-ttft 0s is.
   a.slo_ttft = text(slo_ttft_s);
@@ -260,15 +260,17 @@ void register_runs(py::module_& m) {
         "Published training and serving runs against the model (`mhcsim validate`): rows, summary, held-out summary; "
         "check='MEDIAN,MAX' adds a 'check' entry.");
   m.def("serve", &serve, py::arg("scenario"), py::arg("rate") = py::none(), py::arg("requests") = py::none(),
-        py::arg("requests_file") = py::none(), py::arg("input_tokens") = py::none(), py::arg("output_tokens") = 256,
-        py::arg("lengths") = "fixed", py::arg("prefix_hit") = 0.0, py::arg("slo_ttft_s") = py::none(),
-        py::arg("slo_tpot_s") = py::none(), py::arg("replicas") = 1, py::arg("prefill_replicas") = 0,
-        py::arg("prefill_scenario") = py::none(), py::arg("router") = "least-loaded", py::arg("token_budget") = 2048,
-        py::arg("prefill_token_budget") = 16384, py::arg("max_batch") = 0, py::arg("chunked_prefill") = true,
-        py::arg("seed") = 1, py::arg("jobs") = 0, py::arg("max_rate") = false, py::arg("target_rate") = py::none(),
-        py::arg("trace") = py::none(), py::arg("force") = false,
+        py::arg("requests_file") = py::none(), py::arg("input_tokens") = py::none(),
+        py::arg("output_tokens") = py::none(), py::arg("lengths") = py::none(), py::arg("prefix_hit") = 0.0,
+        py::arg("slo_ttft_s") = py::none(), py::arg("slo_tpot_s") = py::none(), py::arg("replicas") = 1,
+        py::arg("prefill_replicas") = 0, py::arg("prefill_scenario") = py::none(), py::arg("router") = "least-loaded",
+        py::arg("token_budget") = 2048, py::arg("prefill_token_budget") = 16384, py::arg("max_batch") = 0,
+        py::arg("chunked_prefill") = true, py::arg("seed") = py::none(), py::arg("jobs") = 0,
+        py::arg("max_rate") = false, py::arg("target_rate") = py::none(), py::arg("trace") = py::none(),
+        py::arg("force") = false,
         "Serving under load (`mhcsim serve`): Poisson arrivals at `rate` requests/s (`requests` of them, None: "
-        "1000) or a request file; "
+        "1000; input_tokens/output_tokens their lengths, None: the scenario's context and 256; lengths "
+        "'fixed' or 'exponential'; seed, None: 1; a request file has its own and refuses these) or a request file; "
         "'runs' holds one row per simulated rate (TTFT/TPOT/E2E percentiles, throughput, goodput, cost); "
         "max_rate=True searches the highest rate meeting the SLOs, target_rate=R sizes the service (replicas, "
         "GPUs, nodes) for R requests/s; prefill_replicas='auto' with a target picks the prefill:decode split "

@@ -35,15 +35,15 @@ inline constexpr ArgumentName kAll[] = {kRate,         kRequests,    kRequestsFi
 // seconds, as the Python arguments' _s says.
 struct ServeArguments {
   ArgumentNames names = ArgumentNames::Flags;
-  std::string rate, requests, requests_file;  // requests: empty = kDefaultRequests
-  std::string input_tokens, output_tokens = "256", lengths = "fixed";
+  std::string rate, requests, requests_file;         // requests: empty = kDefaultRequests
+  std::string input_tokens, output_tokens, lengths;  // empty: 256 tokens out, fixed lengths
   std::string prefix_hit = "0";
   std::string slo_ttft, slo_tpot;
   std::string replicas = "1", prefill_replicas = "0", prefill_scenario;  // prefill_replicas: a count or auto
   std::string router = "least-loaded";
   std::string token_budget = "2048", prefill_token_budget = "16384", max_batch = "0";
   bool chunked_prefill = true;
-  std::string seed = "1";
+  std::string seed;  // empty: 1
   std::string jobs = "0";
   bool max_rate = false;
   std::string target_rate;
