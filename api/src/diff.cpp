@@ -64,7 +64,12 @@ ScenarioDiff diff_scenarios(const Scenario& a, const Scenario& b) {
 }
 
 reports::Table key_changes_table(const ScenarioDiff& d) {
-  reports::Table t("scenario keys that differ", {{"key", "key"}, {"a", "A"}, {"b", "B"}});
+  // The validated scenarios as `scenario --json` writes them: field names (model.expert_groups
+  // where the file says model.moe.groups) and derived values (parallel.dp, parallel.stages).
+  reports::Table t(
+      "fields of the validated scenarios that differ (as scenario --json names them, derived ones "
+      "included)",
+      {{"key", "field"}, {"a", "A"}, {"b", "B"}});
   for (const auto& k : d.keys) t.add_row({k.key, shown(k.a), shown(k.b)});
   return t;
 }
