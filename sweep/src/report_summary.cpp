@@ -6,7 +6,9 @@
 #include "mhcsim/cost/energy.h"
 #include "mhcsim/cost/flops.h"
 #include "mhcsim/cost/kv_cache.h"
+#include "mhcsim/cost/layer_ops.h"
 #include "mhcsim/cost/serve.h"
+#include "mhcsim/cost/serving_step.h"
 #include "mhcsim/cost/step.h"
 #include "mhcsim/reports/svg.h"
 #include "mhcsim/sweep/feasibility.h"
@@ -120,14 +122,24 @@ reports::Section summary_section(const Scenario& s) {
                             {"nvlink_gb_per_s", "NVLink per GPU per direction", h.gpu.nvlink_gb_per_s, "GB/s", 1, 0},
                             {"nic_gb_per_s_per_gpu", "NIC per GPU per direction", h.nic_gb_per_s_per_gpu, "GB/s", 1, 0},
                             {"price_per_gpu_hour", "price", h.price_per_gpu_hour, "USD/GPU-hour", 1, 2}}};
+  const bool train = s.workload.mode == WorkloadMode::Train;
   reports::QuantityList par{
       "parallelism and workload",
-      {{"tp_pp_dp_ep", "TP x PP x DP (EP)", fmt::format("{} x {} x {} (EP {})", p.tp, p.pp, p.dp, p.ep), "ranks"},
-       {"schedule", "pipeline schedule", str(to_string(p.schedule)), ""},
-       {"micro_batches", "micro-batches per step", i(p.micro_batches), "micro-batches"},
-       {"mode", "workload", str(to_string(s.workload.mode)), ""},
-       {"seq_len", s.workload.mode == WorkloadMode::Train ? "sequence length" : "context length",
-        i(s.workload.mode == WorkloadMode::Train ? s.workload.seq_len : s.workload.context_len), "tokens"}}};
+      {{"tp_pp_dp_ep", "TP x PP x DP (EP)", fmt::format("{} x {} x {} (EP {})", p.tp, p.pp, p.dp, p.ep), "ranks"}}};
+  if (train) {
+    par.quantities.push_back({"schedule", "pipeline schedule", str(to_string(p.schedule)), ""});
+    par.quantities.push_back({"micro_batches", "micro-batches per step", i(p.micro_batches), "micro-batches"});
+  } else {
+    // Serving splits an iteration by itself (the training keys above do not apply): two
+    // overlapped micro-batches with parallel.overlap and EP, PP of them with a pipeline.
+    par.quantities.push_back({"micro_batches", "micro-batches per iteration (the scenario's batch)",
+                              i(cost::ServingStepModel::micro_batches(s, cost::micro_batch_tokens(s))),
+                              "micro-batches"});
+    par.quantities.push_back({"phase", "serving phase", str(to_string(s.workload.phase)), ""});
+  }
+  par.quantities.push_back({"mode", "workload", str(to_string(s.workload.mode)), ""});
+  par.quantities.push_back({"seq_len", train ? "sequence length" : "context length",
+                            i(train ? s.workload.seq_len : s.workload.context_len), "tokens"});
   reports::Section sec{"Model and hardware", {}};
   if (!s.source.empty()) sec.blocks.emplace_back(reports::Paragraph{"Source of the configuration: " + s.source});
   sec.blocks.emplace_back(std::move(model));
@@ -219,7 +231,7 @@ reports::Section cost_section(const Scenario& s) {
       "micro-batch up to parallel.overlap. Every GPU is taken as busy at this batch in this phase alone: the " +
       std::string(s.workload.phase == ServePhase::Decode ? "prompts' prefill" : "decode") +
       ", queueing and latency SLOs are left out, so the GPUs for the load here are a floor; the request-level "
-      "simulation below (mhcsim serve, --max-rate with SLOs) sizes a fleet that meets them."});
+      "simulation (Serving under load, mhcsim serve, --max-rate with SLOs) sizes a fleet that meets them."});
   if (fit.sequences >= 1) sec.blocks.emplace_back(throughput_vs_latency(s, fit.sequences));
   return sec;
 }

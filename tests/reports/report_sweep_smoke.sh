@@ -17,6 +17,11 @@ grep -qE '\| tokens/s per node \(8 GPUs\) \| [0-9]+ \| tokens/s \|' "$work/serve
   || fail "serving report lacks tokens/s per node"
 grep -qE '\| GPUs for the load \(decode alone at a full batch, no SLO: a floor\) \| [0-9]+ \| GPUs \|' "$work/serve/report.md" || fail "serving report lacks GPUs for the load"
 [[ -s "$work/serve/figures/serve_throughput_latency.svg" ]] || fail "serving report lacks the throughput-latency plot"
+# Serving splits an iteration by itself: the report listed training's schedule and 1 micro-batch
+# per step where step prices two overlapped micro-batches.
+grep -qE '\| micro-batches per iteration \(the scenario.s batch\) \| 2 \| micro-batches \|' "$work/serve/report.md" \
+  || fail "serving report lacks its micro-batches per iteration"
+! grep -q 'pipeline schedule' "$work/serve/report.md" || fail "serving report lists a training schedule"
 rc=0; "$mhcsim" report -s "$src/scenarios/deepseek_v3_serve.toml" -o "$work/serve" 2>"$work/err" || rc=$?
 [[ $rc == 2 ]] && grep -q -- '--force' "$work/err" || fail "existing report dir not refused (rc $rc)"
 "$mhcsim" report -s "$src/scenarios/deepseek_v3_serve.toml" -o "$work/serve" --force >/dev/null
