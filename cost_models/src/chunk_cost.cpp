@@ -81,11 +81,14 @@ double activation_bytes(const Scenario& s, int64_t layers, const std::vector<Op>
 // What the last stage keeps beyond its layers for the backward: each MTP module's block (of the
 // model's last kind, `block_ops`), norms and projection, and per head the final norm, the head's
 // input and cross-entropy's fp32 logits (tokens x vocab / TP x 4 B: 2.1 GB per 4,096-token
-// micro-batch of DeepSeek-V3, about four of its MoE layers).
+// micro-batch of DeepSeek-V3, over three of its MoE layers' 0.59 GiB each).
 double head_activation_bytes(const Scenario& s, const std::vector<Op>& block_ops) {
   const int64_t mtp = s.model.mtp_depth;
   double bytes = d(1 + mtp) * saved_bytes(head_ops(s));
-  if (mtp > 0) bytes += d(mtp) * (saved_bytes(mtp_ops(s)) + saved_bytes(block_ops));
+  // A block under full recompute keeps its input alone, as the chunk's layers do.
+  const double block =
+      s.parallel.activation_recompute == ActivationRecompute::Full ? layer_input_bytes(s) : saved_bytes(block_ops);
+  if (mtp > 0) bytes += d(mtp) * (saved_bytes(mtp_ops(s)) + block);
   return bytes;
 }
 }  // namespace

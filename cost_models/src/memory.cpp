@@ -127,9 +127,13 @@ double bf16_kept_extra_bytes(double kept, DType dtype) {
 }  // namespace
 
 double weight_bytes_per_gpu(const Scenario& s) {
-  const auto params = rank_parameters(s);
+  // The rank with the most bytes: one holding the embedding or head in BF16 may outweigh one
+  // with more parameters.
   const DType w = s.precision.weights;
-  return params.total() * bytes_per_element(w) + bf16_kept_extra_bytes(params.bf16_kept, w);
+  double most = 0;
+  for (const auto& params : parameters_per_rank(s))
+    most = std::max(most, params.total() * bytes_per_element(w) + bf16_kept_extra_bytes(params.bf16_kept, w));
+  return most;
 }
 
 std::vector<MemoryEstimate> training_memory_per_rank(const Scenario& s) {

@@ -2,6 +2,8 @@
 // DeepSeek-V2 paper's comparison table, DeepSeek-V3 config, FlashMLA's FP8 cache format).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "mhcsim/cost/flops.h"
 #include "mhcsim/cost/kernel_bytes.h"
 #include "mhcsim/cost/kv_cache.h"
@@ -105,6 +107,17 @@ TEST_CASE("sequences that fit on one GPU after weights and the activation reserv
   const auto c = parameter_count(s.model);
   CHECK(params.bf16_kept == c.embedding + c.head);
   CHECK_THAT(fit.weight_bytes, WithinRel(params.total() + c.embedding + c.head, 1e-12));
+  // Over a pipeline, the rank with the most bytes: rank 0's embedding in BF16 outweighs a rank
+  // with more parameters (PP 4, EP 16: ~14.9 B + 0.93 B in BF16 against ~15.0 B).
+  auto pp4 = s;
+  pp4.parallel.pp = 4;
+  pp4.parallel.ep = 16;
+  pp4.parallel.redundant_experts = 0;
+  pp4.parallel.extra_stage_layers = 3;
+  double most = 0;
+  for (const auto& r : parameters_per_rank(pp4)) most = std::max(most, r.total() + r.bf16_kept);
+  CHECK_THAT(weight_bytes_per_gpu(pp4), WithinRel(most, 1e-12));
+  CHECK(weight_bytes_per_gpu(pp4) > rank_parameters(pp4).total() + rank_parameters(pp4).bf16_kept);
   CHECK(fit.kv_budget_bytes == fit.hbm_bytes - fit.weight_bytes - fit.reserve_bytes);
   CHECK(fit.sequences == static_cast<int64_t>(fit.kv_budget_bytes / fit.bytes_per_sequence));
   CHECK(fit.sequences > 0);

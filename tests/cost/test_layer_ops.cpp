@@ -80,6 +80,28 @@ TEST_CASE("saved tensors reproduce Korthikanti et al. Table 2 for every TP/SP/re
              WithinRel(34 * sbh / t + s * b * a / t * 4, 1e-12));
 }
 
+// The last stage keeps its head's tensors for the backward (Megatron's vocab-parallel
+// cross-entropy keeps fp32 logits: 4 s b v / t) and each MTP module's block; under full
+// recompute an MTP block keeps its input alone, as the stage's layers do.
+TEST_CASE("the last stage keeps the head's logits and each MTP module's block") {
+  const auto sum = [](const std::vector<Op>& ops) {
+    double bytes = 0;
+    for (const auto& o : ops) bytes += o.saved_bytes;
+    return bytes;
+  };
+  for (const char* recompute : {"\"none\"", "\"full\""}) {
+    const auto one = gpt({{"parallel.activation_recompute", recompute}});
+    const auto two = gpt({{"parallel.activation_recompute", recompute}, {"model.mtp_depth", "1"}});
+    INFO(recompute);
+    const double head = sum(head_ops(one));
+    CHECK(head >= s * b * 51200 / t * 4);  // the logits, at least
+    CHECK_THAT(chunk_activation_bytes(one, 1, true), WithinRel(chunk_activation_bytes(one, 1) + head, 1e-12));
+    const double block = std::string(recompute) == "\"full\"" ? layer_input_bytes(two) : sum(layer_ops(two, false));
+    CHECK_THAT(chunk_activation_bytes(two, 1, true) - chunk_activation_bytes(one, 1, true),
+               WithinRel(head + sum(mtp_ops(two)) + block, 1e-9));
+  }
+}
+
 TEST_CASE("forward GEMM FLOPs of a GPT layer: 24 b s h^2 + 4 b s^2 h (Narayanan et al. eq. 2)") {
   const auto sc = gpt();
   double flops = 0;
