@@ -22,8 +22,8 @@ MaxRate search_max_rate(const std::function<ServingResult(double)>& run, double 
   require(slo_ttft_s > 0 || slo_tpot_s > 0, "--max-rate",
           "needs an SLO to meet (expected --slo-ttft and/or --slo-tpot)");
   require(start_rate_per_s > 0, "--rate", "must be > 0");
-  // Up to 2^44 of range below the start (1e9 requests/s down to 6e-5), or 2^32 above it, and
-  // ~20 bisections.
+  // Up to 43 halvings below the start (1e9 requests/s down to 1.1e-4) or 31 doublings above
+  // it, and ~20 bisections.
   constexpr int kMaxRuns = 64;
   constexpr int kBisections = 20;
   MaxRate m;
@@ -44,8 +44,8 @@ MaxRate search_max_rate(const std::function<ServingResult(double)>& run, double 
     while (static_cast<int>(m.probes.size()) < kMaxRuns / 2 && probe(hi * 2)) lo = hi *= 2;
     hi *= 2;
   } else {
-    // Down to min_rate_per_s (the floor the caller can simulate), not a count of halvings from
-    // the start: from --rate 1e9, 31 halvings stopped at 0.47 and missed the 0.058 that met them.
+    // Down to min_rate_per_s (the floor the caller can simulate) or 43 halvings: from --rate 1e9,
+    // 31 halvings stopped at 0.47 and missed the 0.058 that met them.
     while (static_cast<int>(m.probes.size()) < kMaxRuns - kBisections) {
       const double r = hi / 2;
       if (r < min_rate_per_s) break;
@@ -56,7 +56,7 @@ MaxRate search_max_rate(const std::function<ServingResult(double)>& run, double 
       hi = r;
     }
   }
-  if (lo <= 0) return m;  // nothing meets the SLOs and keeps up down to min_rate_per_s (or start / 2^44)
+  if (lo <= 0) return m;  // nothing meets the SLOs and keeps up down to min_rate_per_s (or start / 2^43)
   while (static_cast<int>(m.probes.size()) < kMaxRuns && (hi - lo) > relative_tolerance * lo) {
     const double mid = 0.5 * (lo + hi);
     (probe(mid) ? lo : hi) = mid;

@@ -32,7 +32,7 @@ struct MaxRate {
   std::vector<ServingResult> probes;  // every run, in the order made
 };
 // Doubles the rate from `start_rate_per_s` until a run misses the SLOs or falls behind (keeps_up) (or halves it until
-// one meets them, not below `min_rate_per_s` nor 2^44 below the start), then bisects until the bracket is within
+// one meets them, not below `min_rate_per_s` nor 2^43 below the start), then bisects until the bracket is within
 // `relative_tolerance`. `run` simulates one rate; the same seed at every rate keeps the search monotone in practice
 // (common random numbers). InputError when no SLO is given.
 MaxRate search_max_rate(const std::function<ServingResult(double rate_per_s)>& run, double slo_ttft_s,
