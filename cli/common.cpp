@@ -100,11 +100,12 @@ void add_hardware_option(CLI::App& cmd, std::string& path) {
 std::vector<scenarios::Override> scenario_overrides(const ScenarioOptions& opts) {
   std::vector<scenarios::Override> overrides;
   for (const auto& text : opts.overrides) overrides.push_back(scenarios::parse_override(text));
-  scenarios::require_distinct_overrides(overrides);
   // Quoted as TOML strings, so a path is never read as a number or a table.
   const auto quoted = [](const std::string& path) { return nlohmann::json(path).dump(); };
   if (!opts.calibration_path.empty()) overrides.push_back({"calibration.profile", quoted(opts.calibration_path)});
   if (!opts.hardware_path.empty()) overrides.push_back({"hardware.catalog", quoted(opts.hardware_path)});
+  // After the flags that stand for keys: --set hardware.catalog=a --hardware b ran b.
+  scenarios::require_distinct_overrides(overrides);
   return overrides;
 }
 

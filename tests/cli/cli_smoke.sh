@@ -13,6 +13,8 @@ check typo_key 2 "typo.toml:[0-9]+: model.layrs: unknown key" -- "$M" scenario -
 check bad_set 2 "^mhcsim: --set: parallel.pp: " -- "$M" scenario --set parallel.pp=abc
 # The same key twice: the last one used to win without a word.
 check twice_set 2 "^mhcsim: --set: parallel.pp is given twice \\(8, then 16\\): give it once" -- "$M" step --set parallel.pp=8 --set parallel.pp=16
+# --hardware stands for hardware.catalog: both given ran the flag's.
+check twice_catalog 2 "^mhcsim: --set: hardware.catalog is given twice" -- "$M" step --set "hardware.catalog=\"$SRC/scenarios/hardware/catalog.toml\"" --hardware "$SRC/scenarios/hardware/catalog.toml"
 check missing_file 2 "cannot open scenario file" -- "$M" scenario -s "$tmp/none.toml"
 check bad_flag 2 "" -- "$M" hw --no-such-flag
 check no_verb 2 "" -- "$M"
