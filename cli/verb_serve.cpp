@@ -37,7 +37,7 @@ nlohmann::json serve_inputs(const Scenario& s, const api::ServeRequest& r) {
   in["prefill_replicas"] = r.split_search ? nlohmann::json("auto") : nlohmann::json(c.prefill_replicas);
   in["slo_ttft_s"] = c.slo_ttft_s > 0 ? nlohmann::json(c.slo_ttft_s) : nlohmann::json();
   in["slo_tpot_s"] = c.slo_tpot_s > 0 ? nlohmann::json(c.slo_tpot_s) : nlohmann::json();
-  in["seed"] = r.seed;
+  in["seed"] = r.requests_file.empty() ? nlohmann::json(r.seed) : nlohmann::json();  // a file has no seed
   return in;
 }
 

@@ -40,11 +40,11 @@ ServeRequest parse_serve_arguments(const ServeArguments& a) {
   r.input = {kind, a.input_tokens.empty()
                        ? 0.0
                        : static_cast<double>(parse_count(a.input_tokens, name(kInputTokens), 1, kMaxRequestTokens))};
-  constexpr int64_t kDefaultOutputTokens = 256;
-  r.output = {kind, a.output_tokens.empty()
-                        ? static_cast<double>(kDefaultOutputTokens)
-                        : static_cast<double>(parse_count(a.output_tokens, name(kOutputTokens), 1, kMaxRequestTokens))};
-  r.seed = a.seed.empty() ? 1 : static_cast<uint64_t>(parse_count(a.seed, name(kSeed), 0));
+  // Not given: ServeRequest's defaults.
+  r.output.kind = kind;
+  if (!a.output_tokens.empty())
+    r.output.mean_tokens = static_cast<double>(parse_count(a.output_tokens, name(kOutputTokens), 1, kMaxRequestTokens));
+  if (!a.seed.empty()) r.seed = static_cast<uint64_t>(parse_count(a.seed, name(kSeed), 0));
   r.jobs = static_cast<int>(parse_count(a.jobs, name(kJobs), 0, kMaxThreads));
   auto& c = r.config;
   c.replicas = parse_count(a.replicas, name(kReplicas), 1, kMaxReplicas);

@@ -99,6 +99,7 @@ check serve_file_and_count 2 "^mhcsim: --requests: a request file has its own re
   "$M" serve -s "$S" --requests-file "$tmp/r.csv" --requests 2
 printf '{"arrival_s":0,"input_tokens":500,"output_tokens":20}\n' >"$tmp/r.jsonl"
 check serve_jsonl 0 " 1 " -- "$M" serve -s "$S" --requests-file "$tmp/r.jsonl"
+check_json serve_file_no_seed 'assert doc["inputs"]["seed"] is None, doc["inputs"]' -- serve -s "$S" --requests-file "$tmp/r.csv"
 # A file's requests have their own lengths and arrivals: the flags that shape generated ones
 # were taken and ignored.
 for flag in "--input-tokens 100" "--output-tokens 5" "--lengths exponential" "--seed 7"; do
