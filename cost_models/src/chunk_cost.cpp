@@ -91,21 +91,38 @@ double head_activation_bytes(const Scenario& s, const std::vector<Op>& block_ops
   if (mtp > 0) bytes += d(mtp) * (saved_bytes(mtp_ops(s)) + block);
   return bytes;
 }
+
+// The transformer blocks a chunk of `layers` runs, MoE layers first (the most loaded stage), and
+// on the last stage one more per MTP module, of the model's last kind; the ops of each kind it
+// runs.
+struct ChunkBlocks {
+  int64_t moe = 0, dense = 0;
+  std::vector<Op> moe_ops, dense_ops;
+  const std::vector<Op>& last_kind_ops(const ModelSpec& m) const { return m.is_moe() ? moe_ops : dense_ops; }
+};
+ChunkBlocks chunk_blocks(const Scenario& s, int64_t layers, bool last_stage) {
+  const auto& m = s.model;
+  const int64_t mtp = last_stage ? m.mtp_depth : 0;
+  ChunkBlocks b;
+  b.moe = moe_layers_in_chunk(m, layers) + (m.is_moe() ? mtp : 0);
+  b.dense = layers + mtp - b.moe;
+  if (b.moe > 0) b.moe_ops = layer_ops(s, true);
+  if (b.dense > 0) b.dense_ops = layer_ops(s, false);
+  return b;
+}
+
+// ChunkCost::activation_bytes: the layers' saved tensors, and on the last stage its head's and
+// MTP modules'.
+double chunk_activations(const Scenario& s, int64_t layers, bool last_stage, const ChunkBlocks& b) {
+  const double bytes = activation_bytes(s, layers, b.moe_ops, b.dense_ops);
+  return last_stage ? bytes + head_activation_bytes(s, b.last_kind_ops(s.model)) : bytes;
+}
 }  // namespace
 
 double chunk_activation_bytes(const Scenario& s, int64_t layers, bool last_stage) {
-  const auto& m = s.model;
-  validate_model(m);
+  validate_model(s.model);
   check(layers >= (last_stage ? 0 : 1), "layers", last_stage ? "must be >= 0 on the last stage" : "must be >= 1");
-  const int64_t moe = moe_layers_in_chunk(m, layers);
-  const std::vector<Op> none;
-  const bool moe_blocks = moe > 0 || (last_stage && m.mtp_depth > 0 && m.is_moe());
-  const bool dense_blocks = layers > moe || (last_stage && m.mtp_depth > 0 && !m.is_moe());
-  const auto moe_ops = moe_blocks ? layer_ops(s, true) : none;
-  const auto dense_ops = dense_blocks ? layer_ops(s, false) : none;
-  double bytes = activation_bytes(s, layers, moe_ops, dense_ops);
-  if (last_stage) bytes += head_activation_bytes(s, m.is_moe() ? moe_ops : dense_ops);
-  return bytes;
+  return chunk_activations(s, layers, last_stage, chunk_blocks(s, layers, last_stage));
 }
 
 ChunkCost chunk_cost(const Scenario& s, int64_t layers_per_chunk, bool last_stage) {
@@ -124,17 +141,15 @@ ChunkCost chunk_cost(const Scenario& s, int64_t layers_per_chunk, bool last_stag
   // The last stage also runs the multi-token-prediction modules: one more block each (of the
   // model's last kind), with its all-to-all, projection and head.
   const int64_t mtp = last_stage ? m.mtp_depth : 0;
-  const int64_t moe = moe_layers_in_chunk(m, layers_per_chunk) + (m.is_moe() ? mtp : 0);
+  const ChunkBlocks blocks = chunk_blocks(s, layers_per_chunk, last_stage);
+  const int64_t moe = blocks.moe;
   OpListSeconds t;
   const auto add = [&](const OpListSeconds& x, double times) {
     t.attention += x.attention.scaled(times);
     t.mlp += x.mlp.scaled(times);
   };
-  const std::vector<Op> moe_ops = moe > 0 ? layer_ops(s, true) : std::vector<Op>{};
-  const int64_t dense = layers_per_chunk + mtp - moe;
-  const std::vector<Op> dense_ops = dense > 0 ? layer_ops(s, false) : std::vector<Op>{};
-  add(price_ops(moe_ops, rates), d(moe));
-  add(price_ops(dense_ops, rates), d(dense));
+  add(price_ops(blocks.moe_ops, rates), d(moe));
+  add(price_ops(blocks.dense_ops, rates), d(blocks.dense));
   if (last_stage) add(price_ops(head_ops(s), rates), d(1 + mtp));
   if (mtp > 0) add(price_ops(mtp_ops(s), rates), d(mtp));
 
@@ -169,8 +184,7 @@ ChunkCost chunk_cost(const Scenario& s, int64_t layers_per_chunk, bool last_stag
   const double send_tokens = p.sequence_parallel ? tokens / d(p.tp) : tokens;
   c.pp_send_bytes = stage_send_bytes(s, send_tokens);
   c.pp_send_seconds = stage_send_seconds(s, c.pp_send_bytes);
-  c.activation_bytes = activation_bytes(s, layers_per_chunk, moe_ops, dense_ops);
-  if (last_stage) c.activation_bytes += head_activation_bytes(s, m.is_moe() ? moe_ops : dense_ops);
+  c.activation_bytes = chunk_activations(s, layers_per_chunk, last_stage, blocks);
   return c;
 }
 
