@@ -28,7 +28,7 @@ bool Replica::grow(Live& r, int64_t tokens) {
 void Replica::preempt_last() {
   Live r = running_.back();
   running_.pop_back();
-  prefill_backlog_tokens_ -= r.prefill_done() ? 0 : r.prompt - r.cached;
+  prefill_backlog_tokens_ -= tokens_to_prefill(r);
   free_blocks_ += r.blocks;
   r.blocks = 0;
   r.cached = 0;

@@ -23,7 +23,7 @@ class Replica {
   // A new request, or one whose KV arrived from a prefill replica (cached > 0, blocks == 0).
   void enqueue(const Live& r) {
     waiting_.push_back(r);
-    prefill_backlog_tokens_ += r.cached > 0 ? std::max(0, r.prompt - r.cached) : tokens_to_prefill(r);
+    prefill_backlog_tokens_ += tokens_to_prefill(r);
   }
   // The next iteration's batch; tokens() == 0 when there is nothing to run.
   cost::BatchShape form_batch();
@@ -45,8 +45,11 @@ class Replica {
 
  private:
   int64_t blocks_for(int64_t tokens) const { return (tokens + block_tokens_ - 1) / block_tokens_; }
-  // A queued prompt's computed tokens: all but its prefix-cache hit (never the last token).
-  static int64_t tokens_to_prefill(const Live& r) { return r.prompt - std::min(r.hit, r.prompt - 1); }
+  // Prompt tokens a request still has to compute: all but those cached and, before admission,
+  // its prefix-cache hit (never the last token); 0 once its prefill is done or its KV arrived.
+  static int64_t tokens_to_prefill(const Live& r) {
+    return std::max(0, r.prompt - std::max(r.cached, std::min(r.hit, r.prompt - 1)));
+  }
   bool grow(Live& r, int64_t tokens);  // blocks for `tokens` cached tokens; false if short
   void preempt_last();
   void admit_decode_ready();
