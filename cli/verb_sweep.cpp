@@ -97,9 +97,7 @@ void run(const SweepOptions& o) {
   std::vector<sweep::SweepAxis> axes;
   for (const auto& text : o.axes) axes.push_back(sweep::parse_sweep_axis(text));
   const sweep::Grid grid(std::move(axes));
-  std::vector<std::string> set_keys;
-  for (const auto& ov : overrides) set_keys.push_back(ov.key);
-  grid.require_unset(set_keys);
+  grid.require_unset(overrides);
   if (!o.output_prefix.empty()) sweep::require_outputs(o.output_prefix, o.force);  // before the work
   const Base base = instantiate_base(tpl);
   const auto evaluator =

@@ -65,9 +65,9 @@ void Grid::indices(int64_t point, std::vector<int32_t>& out) const {
   }
 }
 
-void Grid::require_unset(const std::vector<std::string>& set_keys) const {
+void Grid::require_unset(const std::vector<scenarios::Override>& overrides) const {
   for (const auto& a : axes_)
-    if (std::find(set_keys.begin(), set_keys.end(), a.key) != set_keys.end())
+    if (std::any_of(overrides.begin(), overrides.end(), [&](const scenarios::Override& o) { return o.key == a.key; }))
       throw InputError("--sweep",
                        fmt::format("{} is both swept and given with --set (expected one or the other)", a.key));
 }

@@ -81,8 +81,8 @@ TEST_CASE("sweep axes parse, and bad ones are input errors") {
 // `--sweep parallel.pp=8,16 --set parallel.pp=4` ran PP 8 and 16 and dropped the --set unseen.
 TEST_CASE("a key both swept and set is refused") {
   const Grid g({parse_sweep_axis("parallel.pp=8,16"), parse_sweep_axis("parallel.ep=8,64")});
-  CHECK_NOTHROW(g.require_unset({"parallel.zero_stage", "model.layers"}));
-  CHECK_THROWS_WITH(g.require_unset({"parallel.ep"}),
+  CHECK_NOTHROW(g.require_unset({{"parallel.zero_stage", "1"}, {"model.layers", "8"}}));
+  CHECK_THROWS_WITH(g.require_unset({{"parallel.ep", "16"}}),
                     Catch::Contains("parallel.ep is both swept and given with --set"));
 }
 

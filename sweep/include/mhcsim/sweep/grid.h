@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "mhcsim/scenarios/load.h"
+
 namespace mhcsim::sweep {
 
 struct SweepAxis {
@@ -23,7 +25,7 @@ class Grid {
   explicit Grid(std::vector<SweepAxis> axes);
   // Throws InputError("--sweep", ...) when an axis sweeps a key the user also set: the sweep's
   // values replaced the --set one without a word.
-  void require_unset(const std::vector<std::string>& set_keys) const;
+  void require_unset(const std::vector<scenarios::Override>& overrides) const;
   static constexpr int64_t kMaxPoints = int64_t{1} << 31;
 
   int64_t size() const { return size_; }
