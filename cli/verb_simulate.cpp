@@ -23,8 +23,10 @@ void setup_simulate(CLI::App& app) {
     bool force = false;
   };
   auto opts = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("simulate",
-                                 "Simulate one training step's pipeline schedule with compute/communication overlap");
+  auto* cmd = app.add_subcommand(
+      "simulate",
+      "Simulate one training step's pipeline schedule, or a serving iteration's forward passes, with "
+      "compute/communication overlap");
   add_scenario_options(*cmd, opts->scn);
   add_output_options(*cmd, opts->out);
   cmd->add_option("--trace", opts->trace_path,
@@ -46,11 +48,9 @@ void setup_simulate(CLI::App& app) {
     reports::print_quantities(std::cout, fmt::format("simulated step: {} ({})", s.name, s.path),
                               api::simulate_summary(s, sim));
     api::simulate_ranks(sim).print_text(std::cout);
-    if (s.workload.mode == WorkloadMode::Train) {
-      const auto v = sim::versus_step(s, sim);
-      api::versus_table(v).print_text(std::cout);
-      std::cout << "# " << api::versus_verdict(v) << "\n";
-    }
+    const auto v = sim::versus_step(s, sim);
+    api::versus_table(v).print_text(std::cout);
+    std::cout << "# " << api::versus_verdict(v) << "\n";
     if (!run.trace_path.empty())
       std::cout << fmt::format("# trace written to {}: {} slices, {} flow arrows\n", run.trace_path, run.trace.slices,
                                run.trace.flows);

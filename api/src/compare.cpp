@@ -152,7 +152,7 @@ CompareAnswer compare_named(const CompareRequest& r, const std::function<Scenari
   } else {
     a.scenario = scenario();
     const Scenario& s = *a.scenario;
-    sim::check_op_budget(sim::schedule_spec_from(s.parallel), r.max_sim_ops);
+    sim::check_op_budget(s, r.max_sim_ops);
     const auto simulation = sim::simulate(s);
     simu = {fmt::format("scenario {} ({})", s.name, s.path), traces::from_simulation(simulation),
             simulation.graph.layout};

@@ -6,6 +6,7 @@
 
 #include "mhcsim/atomic_write.h"
 #include "mhcsim/cost/memory.h"
+#include "mhcsim/sim/serving.h"
 #include "mhcsim/units.h"
 
 namespace mhcsim::api {
@@ -13,7 +14,7 @@ namespace mhcsim::api {
 SimulateRun simulate(const Scenario& s, const SimulateOptions& options) {
   if (!options.trace_path.empty())
     require_output_file(options.trace_path, options.force, options.trace_option, sim::kTraceWrittenBy);
-  sim::check_op_budget(sim::schedule_spec_from(s.parallel), options.max_sim_ops, options.max_sim_ops_option);
+  sim::check_op_budget(s, options.max_sim_ops, options.max_sim_ops_option);
   SimulateRun run{sim::simulate(s), options.trace_path, {}};
   if (!run.trace_path.empty()) run.trace = sim::write_chrome_trace_file(run.simulation, run.trace_path);
   return run;
@@ -21,20 +22,40 @@ SimulateRun simulate(const Scenario& s, const SimulateOptions& options) {
 
 std::vector<reports::Quantity> simulate_summary(const Scenario& s, const sim::Simulation& sim) {
   const auto& st = sim.stats;
-  const auto terms = st.terms();
   double exposed = 0;
   for (const auto& r : st.ranks) exposed = std::max(exposed, r.exposed_comm_seconds);
-  return {
-      {"schedule", "schedule", std::string(to_string(s.parallel.schedule)), ""},
-      {"pp", "pipeline ranks", s.parallel.pp, ""},
-      {"micro_batches", "micro-batches per step", s.parallel.micro_batches, ""},
-      {"layers_per_chunk", "layers per chunk", cost::layers_per_chunk(s), ""},
-      {"step_s", "simulated step", st.step_seconds, "ms", 1.0 / kMs},
+  // A serving run reports its last iteration (the steady state `step` prices) beside the span
+  // of all the iterations it simulated (serving.h).
+  const bool serving = s.workload.mode == WorkloadMode::Serve;
+  const auto terms = serving ? sim.iteration : st.terms();
+  const auto plan = serving ? sim::serving_plan(s) : sim::ServingPlan{};
+  std::vector<reports::Quantity> q;
+  if (serving) {
+    q = {{"schedule", "schedule",
+          plan.paired      ? std::string("forward only, two overlapped micro-batches")
+          : plan.ranks > 1 ? std::string("forward only, pipelined")
+                           : std::string("forward only"),
+          ""},
+         {"pp", "pipeline ranks", s.parallel.pp, ""},
+         {"micro_batches", "micro-batches per iteration (splitting the batch)", int64_t{plan.micro_batches}, ""},
+         {"layers_per_chunk", "layers per stage", cost::layers_per_chunk(s), ""},
+         {"iterations", "iterations simulated", int64_t{sim.iterations}, ""},
+         {"step_s", "simulated iteration (the last)", terms.step_seconds(), "ms", 1.0 / kMs},
+         {"span_s", "simulated span (all iterations, from empty)", st.step_seconds, "ms", 1.0 / kMs}};
+  } else {
+    q = {{"schedule", "schedule", std::string(to_string(s.parallel.schedule)), ""},
+         {"pp", "pipeline ranks", s.parallel.pp, ""},
+         {"micro_batches", "micro-batches per step", s.parallel.micro_batches, ""},
+         {"layers_per_chunk", "layers per chunk", cost::layers_per_chunk(s), ""},
+         {"step_s", "simulated step", st.step_seconds, "ms", 1.0 / kMs}};
+  }
+  const char* of = serving ? " (pacing rank, last iteration)" : " (pacing rank)";
+  const std::vector<reports::Quantity> rest{
       {"pacing_rank", "pacing rank (least bubble)", int64_t{st.pacing_rank}, ""},
-      {"compute_s", "compute (pacing rank)", terms.compute_seconds, "ms", 1.0 / kMs},
-      {"exposed_comm_s", "exposed communication (pacing rank)", terms.exposed_comm_seconds, "ms", 1.0 / kMs},
+      {"compute_s", fmt::format("compute{}", of), terms.compute_seconds, "ms", 1.0 / kMs},
+      {"exposed_comm_s", fmt::format("exposed communication{}", of), terms.exposed_comm_seconds, "ms", 1.0 / kMs},
       {"grad_sync_s", "exposed DP gradient sync", terms.grad_sync_seconds, "ms", 1.0 / kMs},
-      {"bubble_s", "pipeline bubble (pacing rank)", terms.bubble_seconds, "ms", 1.0 / kMs},
+      {"bubble_s", fmt::format("pipeline bubble{}", of), terms.bubble_seconds, "ms", 1.0 / kMs},
       {"max_bubble_s", "time without compute (largest over ranks)", st.max_bubble_seconds, "ms", 1.0 / kMs},
       {"mean_bubble_fraction", "bubble fraction (mean over ranks)", st.mean_bubble_fraction, "%", 100.0, 2},
       {"max_exposed_comm_s", "exposed communication (largest)", exposed, "ms", 1.0 / kMs},
@@ -43,6 +64,8 @@ std::vector<reports::Quantity> simulate_summary(const Scenario& s, const sim::Si
       {"ops", "simulated ops", st.ops, ""},
       {"events", "engine events (op completions)", st.events, ""},
   };
+  q.insert(q.end(), rest.begin(), rest.end());
+  return q;
 }
 
 reports::Table simulate_ranks(const sim::Simulation& sim) {
@@ -110,14 +133,12 @@ std::string versus_verdict(const sim::VersusStep& v) {
 nlohmann::json to_json(const Scenario& s, const SimulateRun& run) {
   nlohmann::json doc = reports::quantities_to_json(simulate_summary(s, run.simulation));
   doc["ranks"] = simulate_ranks(run.simulation).to_json();
-  if (s.workload.mode == WorkloadMode::Train) {
-    const auto v = sim::versus_step(s, run.simulation);
-    doc["versus_step"] = {{"table", versus_table(v).to_json()},
-                          {"step_ratio", v.step_ratio()},
-                          {"bubble_ratio", v.bubble_ratio()},
-                          {"within_bounds", v.within_bounds()},
-                          {"verdict", versus_verdict(v)}};
-  }
+  const auto v = sim::versus_step(s, run.simulation);
+  doc["versus_step"] = {{"table", versus_table(v).to_json()},
+                        {"step_ratio", v.step_ratio()},
+                        {"bubble_ratio", v.bubble_ratio()},
+                        {"within_bounds", v.within_bounds()},
+                        {"verdict", versus_verdict(v)}};
   if (!run.trace_path.empty()) {
     doc["trace_path"] = run.trace_path;
     doc["trace_slices"] = run.trace.slices;

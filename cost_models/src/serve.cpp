@@ -36,21 +36,29 @@ void check_parallel_ranges(const ParallelSpec& p) {
   check(p.pp_overlap >= 0 && p.pp_overlap <= 1, "parallel.pp_overlap", "must be in [0, 1]");
 }
 
+BatchShape workload_batch(const Scenario& s) {
+  const auto& w = s.workload;
+  check(w.batch_seqs >= 1, "workload.batch_seqs", "must be >= 1");
+  check(w.context_len >= 1, "workload.context_len", "must be >= 1");
+  const double seqs = d(w.batch_seqs);
+  const double len = d(w.context_len);
+  return w.phase == ServePhase::Decode ? decode_batch(seqs, len) : prompt_batch(seqs, len);
+}
+
 ServeEstimate serve_estimate(const Scenario& s) {
   const auto& m = s.model;
   const auto& p = s.parallel;
   const auto& w = s.workload;
   check_serving_spec(s);
-  check(w.batch_seqs >= 1, "workload.batch_seqs", "must be >= 1");
-  check(w.context_len >= 1, "workload.context_len", "must be >= 1");
+  const auto batch = workload_batch(s);
   const auto params = parameter_count(m);  // validates the model
   const bool decode = w.phase == ServePhase::Decode;
   const double seqs = d(w.batch_seqs);
   const double len = d(w.context_len);
 
   // The time is the serving simulator's iteration model at this one batch (serving_step.h):
-  // `step`, sweeps, reports and `serve` price a batch the same way.
-  const auto it = ServingStepModel::time_once(s, decode ? decode_batch(seqs, len) : prompt_batch(seqs, len));
+  // `step`, `simulate`, sweeps, reports and `serve` price a batch the same way.
+  const auto it = ServingStepModel::time_once(s, batch);
   ServeEstimate e;
   e.micro_batches = it.micro_batches;
   e.micro_batch_seqs = (w.batch_seqs + e.micro_batches - 1) / e.micro_batches;

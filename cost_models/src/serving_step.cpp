@@ -72,16 +72,18 @@ bool is_routed_expert_gemm(const Op& o) {
   return o.kind == OpKind::Gemm && (std::strcmp(o.name, "expert_fc1") == 0 || std::strcmp(o.name, "expert_fc2") == 0);
 }
 
-// One layer kind's forward for `tokens` tokens: GEMMs, memory-bound ops and collectives; the
-// attention core is priced per batch (it depends on the context, not only on the tokens).
-std::array<double, 3> layer_seconds(const Scenario& mb, bool moe, const OpRates& rates, double tokens) {
-  std::array<double, 3> t{};
+// One layer kind's forward for `tokens` tokens: GEMMs, memory-bound ops and collectives, and
+// the attention sublayer's part of them; the attention core is priced per batch (it depends on
+// the context, not only on the tokens).
+std::array<double, 4> layer_seconds(const Scenario& mb, bool moe, const OpRates& rates, double tokens) {
+  std::array<double, 4> t{};
   for (auto o : layer_ops(mb, moe)) {
     // The attention core is priced per batch, the key assembly per prefill token (time()).
     if (o.kind == OpKind::Attention || std::strcmp(o.name, "mla_k_assembly") == 0) continue;
     if (moe && is_routed_expert_gemm(o)) stream_only_experts_hit(mb, tokens, o);
     const double fwd = op_seconds(o, rates).forward;
     t[o.kind == OpKind::Gemm ? 0 : o.kind == OpKind::MemoryBound ? 1 : 2] += fwd;
+    if (o.part == Sublayer::Attention) t[3] += fwd;
   }
   return t;
 }
@@ -158,15 +160,15 @@ int64_t deployment_unit_gpus(const Scenario& s) {
   return group >= gpn ? (group + gpn - 1) / gpn * gpn : group;
 }
 
-std::array<double, 3> ServingStepModel::LinearTable::at(double t) const {
+std::array<double, 4> ServingStepModel::LinearTable::at(double t) const {
   if (tokens.size() == 1) return seconds.front();  // time_once: the one size asked for
   t = std::max(t, tokens.front());                 // a part of a token still streams the weights
   size_t hi = static_cast<size_t>(std::upper_bound(tokens.begin(), tokens.end(), t) - tokens.begin());
   hi = std::clamp<size_t>(hi, 1, tokens.size() - 1);  // past the end: extrapolate the last slope
   const size_t lo = hi - 1;
   const double f = (t - tokens[lo]) / (tokens[hi] - tokens[lo]);
-  std::array<double, 3> v{};
-  for (size_t k = 0; k < 3; ++k) v[k] = seconds[lo][k] + f * (seconds[hi][k] - seconds[lo][k]);
+  std::array<double, 4> v{};
+  for (size_t k = 0; k < v.size(); ++k) v[k] = seconds[lo][k] + f * (seconds[hi][k] - seconds[lo][k]);
   return v;
 }
 
@@ -209,10 +211,10 @@ ServingStepModel::ServingStepModel(const Scenario& s, const std::vector<double>&
   for (const double t : grid) {
     mb.workload.batch_seqs = std::max<int64_t>(1, std::llround(t));
     const auto add = [&](LinearTable& table, const OpRates& rates) {
-      std::array<double, 3> sum{};
-      const auto moe = moe_layers_ > 0 ? layer_seconds(mb, true, rates, t) : std::array<double, 3>{};
-      const auto dense = dense_layers > 0 ? layer_seconds(mb, false, rates, t) : std::array<double, 3>{};
-      for (size_t k = 0; k < 3; ++k) sum[k] = moe_layers_ * moe[k] + dense_layers * dense[k];
+      std::array<double, 4> sum{};
+      const auto moe = moe_layers_ > 0 ? layer_seconds(mb, true, rates, t) : std::array<double, 4>{};
+      const auto dense = dense_layers > 0 ? layer_seconds(mb, false, rates, t) : std::array<double, 4>{};
+      for (size_t k = 0; k < sum.size(); ++k) sum[k] = moe_layers_ * moe[k] + dense_layers * dense[k];
       table.tokens.push_back(t);
       table.seconds.push_back(sum);
     };
@@ -270,10 +272,11 @@ ServingStepModel::ServingStepModel(const Scenario& s, const std::vector<double>&
     };
     a2a_normal_ = {link(&A2aTime::dispatch_nvlink_seconds), link(&A2aTime::dispatch_nic_seconds),
                    link(&A2aTime::combine_nvlink_seconds), link(&A2aTime::combine_nic_seconds)};
-    a2a_low_latency_ = linear_in_tokens([&](double t) {
-      const auto x = low_latency_a2a_seconds(s, t / tp);
-      return moe_layers_ * (x.dispatch + x.combine);
-    });
+    const auto low_latency = [&](double A2aPhaseSeconds::*field) {
+      return linear_in_tokens(
+          [&, field](double t) { return moe_layers_ * (low_latency_a2a_seconds(s, t / tp).*field); });
+    };
+    a2a_low_latency_ = {low_latency(&A2aPhaseSeconds::dispatch), low_latency(&A2aPhaseSeconds::combine)};
   }
   if (split_.pp > 1)
     pp_send_ = linear_in_tokens([&](double t) { return stage_send_seconds(s, stage_send_bytes(s, t)); });
@@ -284,9 +287,9 @@ ServingStepModel::ServingStepModel(const Scenario& s, const std::vector<double>&
   kv_blocks_ = block_bytes > 0 ? static_cast<int64_t>(std::floor(fit.kv_budget_bytes / block_bytes)) : 0;
 }
 
-double ServingStepModel::NormalA2a::at(double tokens) const {
-  return std::max(dispatch_nvlink.at(tokens), dispatch_nic.at(tokens)) +
-         std::max(combine_nvlink.at(tokens), combine_nic.at(tokens));
+A2aPhaseSeconds ServingStepModel::NormalA2a::at(double tokens) const {
+  return {std::max(dispatch_nvlink.at(tokens), dispatch_nic.at(tokens)),
+          std::max(combine_nvlink.at(tokens), combine_nic.at(tokens))};
 }
 
 double ServingStepModel::attention_seconds(const BatchShape& b, bool all) const {
@@ -349,12 +352,19 @@ IterationTime ServingStepModel::time(const BatchShape& b) const {
   t.tp_comm_seconds = n * linear[2];
   t.attention_seconds = n * attention_seconds(part, t.low_latency_a2a);
   t.head_seconds = n * head_seconds(b.sampled_seqs * f, t.low_latency_a2a);
-  t.a2a_seconds = n * (t.low_latency_a2a ? a2a_low_latency_.at(tokens * f) : a2a_normal_.at(tokens * f));
-  // Communication hides behind the other micro-batch's compute up to parallel.overlap; one
-  // micro-batch has nothing to hide behind.
+  const auto a2a = t.low_latency_a2a ? a2a_low_latency_.at(tokens * f) : a2a_normal_.at(tokens * f);
+  t.dispatch_seconds = n * a2a.dispatch;
+  t.a2a_seconds = t.dispatch_seconds + n * a2a.combine;
+  t.attention_sublayer_seconds = n * linear[3];
+  // Communication hides behind the other micro-batch's compute up to parallel.overlap of the
+  // shorter of the two. One micro-batch has nothing to hide behind, and neither has a
+  // pipeline's: each stage runs one of them at a time. (Training's F&B rule, min(overlap x
+  // a2a, compute), hides more when the all-to-all outlasts the compute; `simulate`, which
+  // places the pieces layer by layer, sides with this one there: SGLang's EP72 decode exposes
+  // 15.2 ms simulated, 14.1 ms here, 11.6 ms by that rule; sim/README.md.)
   const double compute = t.compute_seconds();
   t.exposed_a2a_seconds =
-      t.micro_batches >= 2 ? t.a2a_seconds - split_.overlap * std::min(compute, t.a2a_seconds) : t.a2a_seconds;
+      split_.paired(tokens) ? t.a2a_seconds - split_.overlap * std::min(compute, t.a2a_seconds) : t.a2a_seconds;
   t.pp_send_seconds = n * pp_send_.at(tokens * f);
   t.seconds = compute + t.exposed_a2a_seconds + t.pp_send_seconds;
   return t;

@@ -171,6 +171,8 @@ Compiled compile(const Program& p) {
       case SlotKind::Weight:  // after its own B, earlier on this rank
         st.price = static_cast<uint8_t>(Compiled::kW + is_last(s.hop));
         break;
+      case SlotKind::ForwardForward:
+        throw std::logic_error("the slot timeline prices training programs; a forward-only program has no B");
       case SlotKind::ForwardBackward:
         st.price = static_cast<uint8_t>(Compiled::kPair + 2 * is_last(s.hop) + is_last(s.hop2));
         input(st, 0, true, s.mb, s.hop);

@@ -8,6 +8,7 @@
 // exposed DP gradient sync.
 #include "mhcsim/sim/op_graph.h"
 
+#include <algorithm>
 #include <array>
 #include <stdexcept>
 #include <string>
@@ -76,11 +77,26 @@ Chain weight_chain(const PhasePrices& c) {
   return ch;
 }
 
+// One round of a ForwardForward slot: every forward piece over paired_rounds.
+Chain forward_round_chain(PhasePrices p) {
+  const double share = 1.0 / std::max(1, p.paired_rounds);
+  for (double* x : {&p.attn_forward_seconds, &p.mlp_forward_seconds, &p.mhc_post_forward_seconds, &p.dispatch_seconds,
+                    &p.combine_seconds})
+    *x *= share;
+  return forward_chain(p);
+}
+
 // The chains of one stage's price list.
 struct StageChains {
   explicit StageChains(const PhasePrices& p)
-      : fwd(forward_chain(p)), bwd(backward_chain(p, true)), bwd_in(backward_chain(p, false)), wgt(weight_chain(p)) {}
-  Chain fwd, bwd, bwd_in, wgt;
+      : fwd(forward_chain(p)),
+        fwd_round(forward_round_chain(p)),
+        bwd(backward_chain(p, true)),
+        bwd_in(backward_chain(p, false)),
+        wgt(weight_chain(p)),
+        rounds(std::max(1, p.paired_rounds)) {}
+  Chain fwd, fwd_round, bwd, bwd_in, wgt;
+  int32_t rounds;
 };
 
 constexpr int32_t kNone = -1;
@@ -278,23 +294,44 @@ class Builder {
     if (send) auto_send(rank, ch.unit, mb, hop);
   }
 
+  // Emits two units' pieces in `order` ('x' or 'y' per piece, skipped once that unit is done),
+  // then whatever either has left.
+  void interleave(int32_t rank, Cursor& x, Cursor& y, std::string_view order) {
+    for (char c : order) {
+      Cursor& cur = c == 'x' ? x : y;
+      if (!cur.done()) emit_piece(rank, cur);
+    }
+    while (!x.done()) emit_piece(rank, x);
+    while (!y.done()) emit_piece(rank, y);
+  }
+  void finish_both(int32_t rank, Cursor& x, Cursor& y, bool send) {
+    finish(rank, x);
+    finish(rank, y);
+    if (!send) return;
+    auto_send(rank, x.ch.unit, x.mb, x.hop);
+    auto_send(rank, y.ch.unit, y.mb, y.hop);
+  }
+
   // F&B: the compute of each chain is placed between the all-to-alls of the other
   // (B.combine | F.attn, F.dispatch | B.mlp, B.dispatch | F.mlp, F.combine | B.attn).
   void pair(int32_t rank, const Chain& f, int32_t fmb, int32_t fhop, const Chain& b, int32_t bmb, int32_t bhop,
             bool send) {
-    const std::string_view order = f.a2a || b.a2a ? "BFFBBFFB" : "FB";
     Cursor fc{f, fmb, fhop}, bc{b, bmb, bhop};
-    for (char c : order) {
-      Cursor& cur = c == 'F' ? fc : bc;
-      if (!cur.done()) emit_piece(rank, cur);
+    interleave(rank, fc, bc, f.a2a || b.a2a ? "yxxyyxxy" : "xy");
+    finish_both(rank, fc, bc, send);
+  }
+
+  // Two forwards on one rank (serving's two micro-batches), interleaved round by round (layer
+  // by layer): A0 D0 A1 D1 M0 C0 M1 C1, so that each micro-batch's dispatch and combine run
+  // beside the other's attention and MLP, and the last combine of a round beside the first
+  // attention of the next.
+  void forward_pair(int32_t rank, const StageChains& c, int32_t mb0, int32_t mb1, int32_t hop, bool send) {
+    Cursor a{c.fwd_round, mb0, hop}, b{c.fwd_round, mb1, hop};
+    for (int32_t round = 0; round < c.rounds; ++round) {
+      a.next = b.next = 0;
+      interleave(rank, a, b, "xxyyxxyy");
     }
-    while (!fc.done()) emit_piece(rank, fc);
-    while (!bc.done()) emit_piece(rank, bc);
-    finish(rank, fc);
-    finish(rank, bc);
-    if (!send) return;
-    auto_send(rank, f.unit, fmb, fhop);
-    auto_send(rank, b.unit, bmb, bhop);
+    finish_both(rank, a, b, send);
   }
 
   void action(int32_t r, const Action& a) {
@@ -331,6 +368,9 @@ class Builder {
         break;
       case SlotKind::ForwardBackward:
         pair(r, c.fwd, s.mb, s.hop, chains(s.hop2).bwd, s.mb2, s.hop2, auto_send);
+        break;
+      case SlotKind::ForwardForward:
+        forward_pair(r, c, s.mb, s.mb2, s.hop, auto_send);
         break;
     }
   }
@@ -401,13 +441,23 @@ class Builder {
 
   // A unit's inputs: the previous hop's forward output and the next hop's backward output
   // (through a transfer when they run on another rank), and its own forward before its
-  // backward before its W.
+  // backward before its W. A forward-only program's units end with their forward (that is
+  // when their activations are released); with feedback, a decode micro-batch starts its
+  // first hop once the same sequences' previous token has left the last hop (the sampled ids
+  // it returns are a few bytes, not priced).
   void connect_units() {
     const Layout& l = prog_.layout;
     for (int32_t mb = 0; mb < l.micro_batches; ++mb) {
       for (int32_t hop = 0; hop < l.hops; ++hop) {
         const size_t u = unit(mb, hop);
         if (f_first_[u] == kNone) missing("the forward", mb, hop);
+        if (prog_.forward_only) {
+          b_last_[u] = f_last_[u];
+          if (hop > 0) link(f_out_[u - 1], f_first_[u]);
+          if (hop == 0 && prog_.feedback > 0 && mb >= prog_.feedback)
+            edges_.emplace_back(f_last_[unit(mb - prog_.feedback, l.hops - 1)], f_first_[u]);
+          continue;
+        }
         if (b_first_[u] == kNone) missing("the backward", mb, hop);
         if (hop > 0) link(f_out_[u - 1], f_first_[u]);
         if (hop + 1 < l.hops) link(b_out_[u + 1], b_first_[u]);

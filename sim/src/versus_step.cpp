@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "mhcsim/cost/step.h"
+#include "mhcsim/sim/serving.h"
 
 namespace mhcsim::sim {
 namespace {
@@ -51,6 +52,15 @@ StagePrices refined_prices(const StagePrices& full, Refinement upto) {
 
 VersusStep versus_step(const Scenario& scenario, const Simulation& full) {
   VersusStep v;
+  if (scenario.workload.mode == WorkloadMode::Serve) {
+    // Both sides price the same pieces (serving.h); the simulator places them on a timeline.
+    v.analytic = analytic_serving_terms(scenario);
+    v.rows.push_back({Refinement::MhcStream, "forward_passes",
+                      "the iteration's forward passes as micro-batches on a timeline, the last of the "
+                      "simulated iterations",
+                      full.iteration});
+    return v;
+  }
   v.analytic = analytic_step_terms(cost::step_estimate(scenario));
   const StagePrices prices = stage_prices(scenario);
   for (int i = 0; i < kRefinements; ++i) {

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "mhcsim/error.h"
-#include "mhcsim/sim/schedule.h"
+#include "mhcsim/sim/simulate.h"
 #include "mhcsim/version.h"
 #include "report_parts.h"
 
@@ -34,7 +34,7 @@ reports::Document capacity_report(const Scenario& s, scenarios::ScenarioTemplate
   doc.sections.push_back(summary_section(s));
   doc.sections.push_back(memory_section(s));
   if (s.workload.mode == WorkloadMode::Train) {
-    sim::check_op_budget(sim::schedule_spec_from(s.parallel), max_sim_ops);  // before step_section simulates
+    sim::check_op_budget(s, max_sim_ops);  // before step_section simulates
     doc.sections.push_back(step_section(s));
     doc.sections.push_back(pipeline_section(s, tpl, max_sim_ops));
   }

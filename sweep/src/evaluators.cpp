@@ -50,6 +50,12 @@ void fill_step(const Scenario& s, const cost::StepEstimate& est, Evaluation& e) 
   e.values[kGpuHours] = est.gpu_hours_for_budget;
 }
 
+// A serving point's iteration and throughput, the iteration `slower` times `step`'s.
+void fill_serve(const Scenario& s, const cost::ServeEstimate& serve, double slower, Evaluation& e) {
+  e.values[kStep] = serve.step_seconds * slower;
+  e.values[kTokens] = serve.tokens_per_second_per_gpu * static_cast<double>(s.hardware.gpus) / slower;
+}
+
 }  // namespace
 
 int64_t training_global_batch_seqs(const Scenario& s) {
@@ -63,9 +69,7 @@ Evaluator analytic_evaluator() {
             if (s.workload.mode == WorkloadMode::Train) {
               fill_step(s, cost::step_estimate(s), e);
             } else {
-              const auto serve = cost::serve_estimate(s);
-              e.values[kStep] = serve.step_seconds;
-              e.values[kTokens] = serve.tokens_per_second_per_gpu * static_cast<double>(s.hardware.gpus);
+              fill_serve(s, cost::serve_estimate(s), 1.0, e);
             }
             return e;
           }};
@@ -74,8 +78,13 @@ Evaluator analytic_evaluator() {
 Evaluator simulated_evaluator(int64_t max_sim_ops) {
   return {"simulate", metrics(), [max_sim_ops](const Scenario& s) {
             Evaluation e = start(s);
-            if (s.workload.mode != WorkloadMode::Train) return e;
-            sim::check_op_budget(sim::schedule_spec_from(s.parallel), max_sim_ops);
+            sim::check_op_budget(s, max_sim_ops);
+            if (s.workload.mode != WorkloadMode::Train) {
+              // The simulated iteration (the last, in the steady state) replaces the formula's.
+              const auto serve = cost::serve_estimate(s);
+              fill_serve(s, serve, sim::simulate(s).iteration.step_seconds() / serve.step_seconds, e);
+              return e;
+            }
             // The simulated step (it ends with the same exposed DP sync) replaces the formula's.
             // Throughput, MFU and GPU-hours are per unit of step time, so they scale with it.
             auto est = cost::step_estimate(s);

@@ -54,6 +54,16 @@ def test_simulate_without_trace_and_its_budget(small):
     assert "more than max_sim_ops allows (10;" in str(caught.value)
 
 
+def test_simulate_a_serving_iteration(data_dir):
+    # Forward passes only, the batch split into DeepSeek's two overlapped micro-batches.
+    serving = mhcsim.load(os.path.join(data_dir, "deepseek_v3_serve.toml"))
+    r = mhcsim.simulate(serving)
+    assert r["schedule"] == "forward only, two overlapped micro-batches"
+    assert r["micro_batches"] == 2 and r["iterations"] == 1
+    assert abs(r["versus_step"]["step_ratio"] - 1) < 0.05
+    assert r["step_s"] == pytest.approx(mhcsim.step(serving)["step_s"], rel=0.05)
+
+
 def test_sweep_over_a_grid(small):
     rows = mhcsim.sweep(small, {"parallel.micro_batches": [16, 32], "parallel.pp": [8, 16]}, jobs=2)
     assert_rows(rows)

@@ -56,6 +56,7 @@ CASES = [
     ("step", ["-s", LLAMA, "--ops"]),
     ("simulate", ["-s", MHC]),
     ("simulate", ["-s", MHC, "--trace", os.path.join(TMP, "sim.json")]),
+    ("simulate", ["-s", SERVE]),
     ("compare", ["--trace", TRACE, "--simulated", TRACE]),
     ("compare", ["--trace", TRACE, "--list-kernels"]),
     ("compare", ["--trace", TRACE, "-s", TRAIN, "--steps", "1/120"]),

@@ -172,6 +172,20 @@ TEST_CASE("two-micro-batch overlap: parallel.overlap hides the all-to-all behind
   CHECK(full.linear_seconds > none.linear_seconds);
   // One token cannot be split.
   CHECK(ServingStepModel(test::deepseek_serve()).time(decode(1, 100)).micro_batches == 1);
+  // A pipeline's micro-batches are on different stages: none hides another's all-to-all.
+  const auto pipelined = ServingStepModel(test::deepseek_serve({{"parallel.overlap", "1"},
+                                                                {"parallel.pp", "2"},
+                                                                {"parallel.ep", "72"},
+                                                                {"parallel.extra_stage_layers", "1"}}))
+                             .time(decode(128, 4989));
+  CHECK(pipelined.micro_batches == 2);
+  CHECK(pipelined.exposed_a2a_seconds == pipelined.a2a_seconds);
+  // The parts the simulator places: dispatch within the all-to-all, the attention sublayers
+  // within the compute.
+  CHECK(full.dispatch_seconds > 0);
+  CHECK(full.dispatch_seconds < full.a2a_seconds);
+  CHECK(full.attention_sublayer_seconds > 0);
+  CHECK(full.attention_sublayer_seconds < full.linear_seconds + full.memory_bound_seconds + full.tp_comm_seconds);
 }
 
 TEST_CASE("paged KV cache of a replica: the memory model's budget in blocks") {

@@ -43,8 +43,16 @@ check_error() {  # check_error KEY --set ... (scn= to use another scenario)
 check_error parallel.pp --set parallel.pp=3
 check_error parallel.micro_batches --set parallel.micro_batches=30
 check_error parallel.micro_batches --set parallel.micro_batches=33
-# A serving scenario runs forward passes only: refused with a pointer to `mhcsim serve`.
-scn="$SRC/scenarios/deepseek_v3_serve.toml" check_error "workload.mode: .*mhcsim serve"
+# A serving scenario runs forward passes only, the batch split into two overlapped micro-batches
+# (issue 14, item 4): no backward op in the trace, and the iteration compared with `step`'s.
+serve="$SRC/scenarios/deepseek_v3_serve.toml"
+"$M" simulate -s "$serve" --trace "$out/serve.json" > "$out/serve.txt" || fail "serve: exit $?"
+grep -q "forward only, two overlapped micro-batches" "$out/serve.txt" || fail "serve: not the two-micro-batch overlap"
+grep -q "^  forward_passes " "$out/serve.txt" || fail "serve: no comparison with step's iteration"
+grep -q '"name":"B ' "$out/serve.json" && fail "serve: a backward op in the trace"
+grep -q '"name":"F ' "$out/serve.json" || fail "serve: no forward op in the trace"
+# Micro-batches split the batch: a budget counts the serving program's ops, named by its key.
+scn="$serve" check_error parallel.pp --max-sim-ops 10
 
 [ "$fails" -eq 0 ] && echo "cli_simulate: all checks passed"
 exit $((fails > 0))

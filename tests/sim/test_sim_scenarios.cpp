@@ -12,20 +12,17 @@
 
 #include "mhcsim/cost/memory.h"
 #include "mhcsim/cost/step.h"
-#include "mhcsim/scenarios/load.h"
 #include "mhcsim/sim/versus_step.h"
+#include "shipped.h"
 #include "sim_checks.h"
 
 using namespace mhcsim;
 using namespace mhcsim::sim;
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
+using mhcsim::sim::test::shipped;
 
 namespace {
-
-Scenario shipped(const std::string& name, const std::vector<scenarios::Override>& o = {}) {
-  return scenarios::load_scenario(std::string(MHCSIM_SOURCE_DIR) + "/scenarios/" + name, o);
-}
 
 double compute_seconds(const PhasePrices& p) {
   return p.forward_seconds() + p.backward_input_seconds() + p.backward_weight_seconds();

@@ -148,6 +148,8 @@ TEST_CASE("DualPipe and DualPipeV: cost's count of lone and overlapped slots is 
           break;
         case SlotKind::Weight:
           break;
+        case SlotKind::ForwardForward:
+          FAIL("a training schedule generated a forward-forward slot");
       }
     }
     const int32_t h = kind == Schedule::DualPipeV ? r : std::min(r, p - 1 - r);

@@ -47,6 +47,11 @@ struct ServeEstimate {
 // Serve-mode scenarios only (SpecError otherwise, and on impossible specs).
 ServeEstimate serve_estimate(const Scenario& s);
 
+struct BatchShape;
+// The scenario's batch: workload.batch_seqs sequences decoding one token each over context_len
+// cached tokens, or prompts of context_len tokens (workload.phase). Checks both keys.
+BatchShape workload_batch(const Scenario& s);
+
 // USD per million tokens at this throughput with every GPU busy all the time (the floor a real
 // load, with its idle time, stays above; for training, the run's own cost per token):
 // price per GPU-hour / (tokens/s per GPU x 3600) x 1e6.

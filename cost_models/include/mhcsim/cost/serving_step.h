@@ -21,7 +21,9 @@
 //             (a2a_time) when prefill tokens are in the batch.
 //   overlap   with parallel.overlap > 0 and EP, the batch runs as two micro-batches whose
 //             all-to-all hides behind the other's compute up to that fraction (DeepSeek's
-//             two-micro-batch overlap); with PP, pp micro-batches as in serve_estimate.
+//             two-micro-batch overlap; `simulate` places it layer by layer, sim/README.md);
+//             with PP, pp micro-batches keep the stages busy, one at a time on each stage, so
+//             nothing hides their all-to-all.
 #include <array>
 #include <cstdint>
 #include <span>
@@ -58,7 +60,12 @@ struct IterationTime {
   double attention_seconds = 0;     // prefill core + decode KV read
   double head_seconds = 0;          // LM head on the sampled rows
   double a2a_seconds = 0;           // EP dispatch + combine, all micro-batches
-  double exposed_a2a_seconds = 0;   // what the other micro-batch's compute does not hide
+  double dispatch_seconds = 0;      // of which dispatch
+  // Of linear + memory-bound + TP, what the attention sublayers run (their projections, norms
+  // and all-reduces: layer_ops' Sublayer::Attention), before each MoE layer's dispatch; the
+  // simulator places the two micro-batches' pieces by it (sim/serving_program.h).
+  double attention_sublayer_seconds = 0;
+  double exposed_a2a_seconds = 0;  // what the other micro-batch's compute does not hide
   double pp_send_seconds = 0;
   double seconds = 0;
   double compute_seconds() const {
@@ -108,6 +115,8 @@ class ServingStepModel {
   // How an iteration of `tokens` splits, and whether it takes DeepEP's low-latency kernels:
   // what `a2a` shows for a serving scenario.
   static int64_t micro_batches(const Scenario& s, double tokens) { return Split(s).micro_batches(tokens); }
+  // Whether those micro-batches are two overlapped ones on the same GPUs (not a pipeline's).
+  static bool paired(const Scenario& s, double tokens) { return Split(s).paired(tokens); }
   static bool low_latency(const Scenario& s, const BatchShape& b) { return Split(s).low_latency(b); }
 
   int64_t gpus_per_replica() const { return gpus_per_replica_; }
@@ -124,8 +133,9 @@ class ServingStepModel {
   // Per micro-batch of T tokens through the stage's layers, at grid points T.
   struct LinearTable {
     std::vector<double> tokens;
-    std::vector<std::array<double, 3>> seconds;  // gemm, memory-bound, TP collectives
-    std::array<double, 3> at(double t) const;
+    // gemm, memory-bound, TP collectives, and the attention sublayers' part of those three
+    std::vector<std::array<double, 4>> seconds;
+    std::array<double, 4> at(double t) const;
   };
   struct Attention {
     double layers = 0;                              // the stage's layers
@@ -153,7 +163,11 @@ class ServingStepModel {
   // (a2a_time), a maximum of two lines per direction.
   struct NormalA2a {
     Linear dispatch_nvlink, dispatch_nic, combine_nvlink, combine_nic;
-    double at(double tokens) const;
+    A2aPhaseSeconds at(double tokens) const;
+  };
+  struct LowLatencyA2a {
+    Linear dispatch, combine;
+    A2aPhaseSeconds at(double tokens) const { return {dispatch.at(tokens), combine.at(tokens)}; }
   };
   // How an iteration splits: pp micro-batches through a pipeline; with EP and overlap, two
   // overlapped ones once there are two tokens to split (DeepSeek's two-micro-batch overlap);
@@ -163,7 +177,8 @@ class ServingStepModel {
     bool ep = false;
     double overlap = 0;
     explicit Split(const Scenario& s);
-    int64_t micro_batches(double tokens) const { return pp > 1 ? pp : (ep && overlap > 0 && tokens >= 2 ? 2 : 1); }
+    bool paired(double tokens) const { return pp == 1 && ep && overlap > 0 && tokens >= 2; }
+    int64_t micro_batches(double tokens) const { return pp > 1 ? pp : (paired(tokens) ? 2 : 1); }
     bool low_latency(const BatchShape& b) const { return ep && b.prefill_tokens <= 0; }
   };
   enum Tables { kNormalSms = 1, kAllSms = 2, kBothTables = 3 };
@@ -182,7 +197,7 @@ class ServingStepModel {
   int64_t vocab_per_gpu_ = 0;
   double hidden_ = 0, act_bytes_ = 2;
   NormalA2a a2a_normal_;  // the stage's MoE layers, per micro-batch
-  Linear a2a_low_latency_;
+  LowLatencyA2a a2a_low_latency_;
   Linear pp_send_;
   int64_t gpus_per_replica_ = 1;
   int64_t kv_blocks_ = 0;

@@ -42,11 +42,13 @@ struct Layout {
 Layout layout_of(const ScheduleSpec& spec);
 
 enum class SlotKind : uint8_t {
-  Forward,         // F
-  Backward,        // full B (input + weight gradients)
-  BackwardInput,   // B with its weight gradient deferred to a later W slot (zero bubble)
-  Weight,          // W of an earlier BackwardInput slot
-  ForwardBackward  // F of (mb, hop) overlapped with the full B of (mb2, hop2)
+  Forward,          // F
+  Backward,         // full B (input + weight gradients)
+  BackwardInput,    // B with its weight gradient deferred to a later W slot (zero bubble)
+  Weight,           // W of an earlier BackwardInput slot
+  ForwardBackward,  // F of (mb, hop) overlapped with the full B of (mb2, hop2)
+  ForwardForward    // F of (mb, hop) overlapped with the F of (mb2, hop2): serving's two
+                    // micro-batches (forward_program)
 };
 
 struct Slot {
@@ -81,11 +83,21 @@ struct Program {
   std::vector<Slot> slots;
   std::vector<int32_t> action_begin;
   std::vector<Action> actions;
+  bool forward_only = false;  // forward_program: no backward follows a forward
+  // forward_program for decode: micro-batch mb's first hop waits for the last hop of micro-batch
+  // mb - feedback (the same sequences' previous token); 0 = independent micro-batches.
+  int32_t feedback = 0;
 
   bool explicit_comm() const { return !actions.empty(); }
 };
 
 Program generate_program(const ScheduleSpec& spec);  // validates first
+
+// A serving iteration's program: forward passes only, `iterations` x `micro_batches` of them
+// through `ranks` pipeline stages, each rank taking them in order; `paired` (one rank, an even
+// number of micro-batches) overlaps them two by two in ForwardForward slots. With `decode`, a
+// micro-batch of the next iteration waits for the same one of this iteration (feedback).
+Program forward_program(int32_t ranks, int32_t micro_batches, int32_t iterations, bool paired, bool decode);
 
 // Forwards rank r runs before its first backward in 1F1B, ZB-H1 and interleaved 1F1B (Megatron's
 // num_warmup_microbatches, counted in chunk visits); combined 1F1B moves one more forward into

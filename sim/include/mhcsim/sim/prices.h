@@ -27,6 +27,11 @@ struct PhasePrices {
   double pp_send_seconds = 0;  // stage-boundary transfer over one link
   double pp_send_bytes = 0;
   double activation_bytes = 0;  // kept per chunk and micro-batch until its backward
+  // A ForwardForward slot (serving's two micro-batches) interleaves its two forwards this many
+  // times, each round a 1/paired_rounds share of every piece: once per MoE layer, as DeepSeek's
+  // inference overlaps them layer by layer (open-infra day 6), so that one micro-batch's
+  // all-to-all runs beside the other's compute of the same layer.
+  int32_t paired_rounds = 1;
 
   bool has_a2a() const { return dispatch_seconds > 0 || combine_seconds > 0; }
   double forward_seconds() const { return attn_forward_seconds + mlp_forward_seconds + mhc_post_forward_seconds; }

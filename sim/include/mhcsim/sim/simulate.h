@@ -10,11 +10,15 @@
 namespace mhcsim::sim {
 
 struct Simulation {
-  ScheduleSpec spec;
+  ScheduleSpec spec;  // a training step's schedule (unset for serving)
   Program program;
   OpGraph graph;
   Timeline timeline;
-  StepStats stats;
+  StepStats stats;  // over the whole timeline
+  // Serving (forward_program): the iterations simulated, and the last one's terms on the pacing
+  // rank, the steady state `step` prices (serving.h). 0 and unset for a training step.
+  int32_t iterations = 0;
+  StepTerms iteration;
 };
 
 Simulation simulate(const ScheduleSpec& spec, const StagePrices& prices);
@@ -23,9 +27,13 @@ Simulation simulate(const ScheduleSpec& spec, const PhasePrices& prices);
 
 // The prices `step` uses (cost::step_estimate): the middle chunk for every stage but the last,
 // the last chunk (remaining layers + LM head) there, parallel.overlap of each all-to-all
-// hidden, and the exposed DP gradient sync. A serving scenario is a SpecError naming
-// workload.mode (its forward-only iterations are `mhcsim serve`'s).
+// hidden, and the exposed DP gradient sync. Training scenarios (SpecError naming
+// workload.mode otherwise; serving's are serving_stage_prices).
 StagePrices stage_prices(const Scenario& scenario);
+// A training scenario's step, or a serving scenario's forward-only iterations (serving.h).
 Simulation simulate(const Scenario& scenario);
+// Ops simulate(scenario) will create, about (schedule.h), and check_op_budget for it.
+int64_t estimated_ops(const Scenario& scenario);
+void check_op_budget(const Scenario& scenario, int64_t max_ops, const char* flag = "--max-sim-ops");
 
 }  // namespace mhcsim::sim

@@ -44,7 +44,8 @@ struct VersusStep {
 // Prices as the analytic model assumes them, with the refinements up to `upto` switched on.
 StagePrices refined_prices(const StagePrices& full, Refinement upto);
 
-// Train-mode scenarios (SpecError otherwise); `full` is simulate(scenario).
+// `full` is simulate(scenario). A serving scenario has one row: its simulated iteration
+// (Simulation::iteration) against `step`'s (serving.h).
 VersusStep versus_step(const Scenario& scenario, const Simulation& full);
 
 }  // namespace mhcsim::sim

@@ -1,0 +1,94 @@
+// simulate on a serving scenario (serving.h): its plan, its prices, and the last iteration.
+#include "mhcsim/sim/serving.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "mhcsim/cost/serve.h"
+#include "mhcsim/cost/serving_step.h"
+#include "mhcsim/error.h"
+
+namespace mhcsim::sim {
+namespace {
+
+cost::IterationTime iteration_time(const Scenario& s) {
+  return cost::ServingStepModel::time_once(s, cost::workload_batch(s));
+}
+
+Simulation run_iterations(const ServingPlan& plan, const StagePrices& prices, int32_t iterations) {
+  Simulation sim;
+  sim.program = schedules::forward_program(plan.ranks, plan.micro_batches, iterations, plan.paired, plan.decode);
+  sim.graph = build_op_graph(sim.program, prices);
+  sim.timeline = run(sim.graph);
+  sim.stats = summarize(sim.graph, sim.timeline);
+  sim.iterations = iterations;
+  return sim;
+}
+
+// Each term's growth from one more iteration; none shrinks, so what is below zero is the
+// rounding of two sums (-1e-16 s of bubble), not time.
+StepTerms minus(const StepTerms& a, const StepTerms& b) {
+  const auto grew = [](double x, double y) { return std::max(0.0, x - y); };
+  return {grew(a.compute_seconds, b.compute_seconds), grew(a.exposed_comm_seconds, b.exposed_comm_seconds),
+          grew(a.grad_sync_seconds, b.grad_sync_seconds), grew(a.bubble_seconds, b.bubble_seconds)};
+}
+
+}  // namespace
+
+ServingPlan serving_plan(const Scenario& s) {
+  const auto it = iteration_time(s);  // checks the scenario
+  const double tokens = cost::workload_batch(s).tokens();
+  ServingPlan plan;
+  plan.ranks = static_cast<int32_t>(s.parallel.pp);
+  plan.micro_batches = static_cast<int32_t>(it.micro_batches);
+  plan.iterations = plan.ranks > 1 ? kPipelinedIterations : 1;
+  plan.paired = cost::ServingStepModel::paired(s, tokens);
+  plan.decode = s.workload.phase == ServePhase::Decode;
+  plan.paired_rounds = plan.paired ? static_cast<int32_t>(std::max<int64_t>(1, s.model.moe_layers())) : 1;
+  return plan;
+}
+
+int64_t estimated_ops(const ServingPlan& plan) {
+  return int64_t{plan.micro_batches} * plan.iterations * plan.ranks * kOpsPerHop * plan.paired_rounds;
+}
+
+StagePrices serving_stage_prices(const Scenario& s) {
+  const auto it = iteration_time(s);
+  const double n = static_cast<double>(it.micro_batches);
+  const double attention = it.attention_seconds + it.attention_sublayer_seconds;
+  PhasePrices p;
+  p.attn_forward_seconds = attention / n;
+  p.mlp_forward_seconds = (it.compute_seconds() - attention - it.head_seconds) / n;
+  p.dispatch_seconds = it.dispatch_seconds / n;
+  p.combine_seconds = (it.a2a_seconds - it.dispatch_seconds) / n;
+  p.a2a_overlap = s.parallel.overlap;
+  p.pp_send_seconds = it.pp_send_seconds / n;
+  p.paired_rounds = serving_plan(s).paired_rounds;
+  PhasePrices last = p;
+  last.mlp_forward_seconds += it.head_seconds / n;
+  return {p, last, 0.0};
+}
+
+Simulation simulate_serving(const Scenario& s) {
+  const ServingPlan plan = serving_plan(s);
+  if (estimated_ops(plan) > kMaxSimOps)
+    throw SpecError("parallel.pp", fmt::format("{} stages make about {} simulated ops, more than the simulator's "
+                                               "32-bit op ids allow (expected at most {})",
+                                               plan.ranks, estimated_ops(plan), kMaxSimOps));
+  const StagePrices prices = serving_stage_prices(s);
+  Simulation sim = run_iterations(plan, prices, plan.iterations);
+  // The last iteration: this run less one with an iteration fewer, on the pacing rank.
+  const auto rank = static_cast<size_t>(sim.stats.pacing_rank);
+  const StepTerms before =
+      plan.iterations > 1 ? run_iterations(plan, prices, plan.iterations - 1).stats.ranks[rank].terms() : StepTerms{};
+  sim.iteration = minus(sim.stats.terms(), before);
+  return sim;
+}
+
+StepTerms analytic_serving_terms(const Scenario& s) {
+  const auto it = iteration_time(s);
+  return {it.compute_seconds(), it.exposed_a2a_seconds + it.pp_send_seconds, 0.0, 0.0};
+}
+
+}  // namespace mhcsim::sim
