@@ -5,6 +5,7 @@
 
 #include "mhcsim/cost/all_to_all.h"
 #include "mhcsim/cost/layer_ops.h"
+#include "mhcsim/cost/serve.h"
 #include "mhcsim/cost/serving_step.h"
 
 namespace mhcsim::api {
@@ -14,14 +15,12 @@ std::vector<reports::Quantity> a2a_quantities(const Scenario& s, int64_t tokens_
   const bool serving = w.mode == WorkloadMode::Serve;
   // A decode batch takes DeepEP's low-latency kernels, as `step` and `serve` price it (one
   // micro-batch of the overlapped pair per all-to-all); training and prefill the normal ones.
-  const auto batch = serving && w.phase == ServePhase::Decode
-                         ? cost::decode_batch(static_cast<double>(w.batch_seqs), static_cast<double>(w.context_len))
-                         : cost::prompt_batch(static_cast<double>(w.batch_seqs), static_cast<double>(w.context_len));
+  const auto batch = serving ? cost::workload_batch(s) : cost::BatchShape{};
   const bool low_latency = serving && cost::ServingStepModel::low_latency(s, batch);
   // Serving: one micro-batch of the iteration, each TP rank dispatching its share (as the
   // serving step prices it): a decode batch's sequences, a prefill batch's prompt tokens.
   const auto serving_tokens = [&] {
-    const double micro_batches = static_cast<double>(cost::ServingStepModel::micro_batches(s, batch.tokens()));
+    const double micro_batches = static_cast<double>(cost::ServingStepModel::time_once(s, batch).micro_batches);
     return static_cast<int64_t>(
         std::ceil(batch.tokens() / micro_batches / static_cast<double>(std::max<int64_t>(1, s.parallel.tp))));
   };

@@ -178,11 +178,14 @@ ServingStepModel::Split::Split(const Scenario& s)
 ServingStepModel::ServingStepModel(const Scenario& s) : ServingStepModel(s, token_grid(), kBothTables) {}
 
 IterationTime ServingStepModel::time_once(const Scenario& s, const BatchShape& b) {
-  // One table entry at the micro-batch size time() asks for answers it exactly.
+  // Table entries at the micro-batch sizes time() asks for answer it exactly: the pipeline's
+  // share, or the half and the whole of a batch it may split in two.
   const Split split(s);
   const double tokens = std::max(1.0, b.tokens());
-  return ServingStepModel(s, {tokens / d(split.micro_batches(tokens))}, split.low_latency(b) ? kAllSms : kNormalSms)
-      .time(b);
+  const std::vector<double> sizes = split.pp > 1             ? std::vector<double>{tokens / d(split.pp)}
+                                    : split.can_pair(tokens) ? std::vector<double>{tokens / 2, tokens}
+                                                             : std::vector<double>{tokens};
+  return ServingStepModel(s, sizes, split.low_latency(b) ? kAllSms : kNormalSms).time(b);
 }
 
 ServingStepModel::ServingStepModel(const Scenario& s, const std::vector<double>& grid, Tables tables) : split_(s) {
@@ -325,11 +328,24 @@ double ServingStepModel::head_seconds(double rows, bool all) const {
 }
 
 IterationTime ServingStepModel::time(const BatchShape& b) const {
+  const double tokens = b.tokens();
+  if (tokens <= 0) return {};
+  if (split_.pp > 1) return time_split(b, split_.pp);
+  const auto one = time_split(b, 1);
+  if (!split_.can_pair(tokens)) return one;
+  // The engine runs the two-micro-batch overlap where it pays: each half streams the weights
+  // again, so small decode batches are faster whole (DeepSeek-V3 EP144 at 2 sequences: 28.9 ms
+  // split, 15.4 ms whole; at 128: 56.4 ms split, 69.6 ms whole).
+  const auto two = time_split(b, 2);
+  return two.seconds < one.seconds ? two : one;
+}
+
+IterationTime ServingStepModel::time_split(const BatchShape& b, int64_t micro_batches) const {
   IterationTime t;
   const double tokens = b.tokens();
-  if (tokens <= 0) return t;
   t.low_latency_a2a = split_.low_latency(b);
-  t.micro_batches = split_.micro_batches(tokens);
+  t.micro_batches = micro_batches;
+  t.overlapped = split_.pp == 1 && micro_batches == 2;
   const double n = d(t.micro_batches);
   const double f = 1.0 / n;
   BatchShape part = b;
@@ -364,7 +380,7 @@ IterationTime ServingStepModel::time(const BatchShape& b) const {
   // 15.2 ms simulated, 14.1 ms here, 11.6 ms by that rule; sim/README.md.)
   const double compute = t.compute_seconds();
   t.exposed_a2a_seconds =
-      split_.paired(tokens) ? t.a2a_seconds - split_.overlap * std::min(compute, t.a2a_seconds) : t.a2a_seconds;
+      t.overlapped ? t.a2a_seconds - split_.overlap * std::min(compute, t.a2a_seconds) : t.a2a_seconds;
   t.pp_send_seconds = n * pp_send_.at(tokens * f);
   t.seconds = compute + t.exposed_a2a_seconds + t.pp_send_seconds;
   return t;

@@ -38,12 +38,11 @@ StepTerms minus(const StepTerms& a, const StepTerms& b) {
 
 ServingPlan serving_plan(const Scenario& s) {
   const auto it = iteration_time(s);  // checks the scenario
-  const double tokens = cost::workload_batch(s).tokens();
   ServingPlan plan;
   plan.ranks = static_cast<int32_t>(s.parallel.pp);
   plan.micro_batches = static_cast<int32_t>(it.micro_batches);
   plan.iterations = plan.ranks > 1 ? kPipelinedIterations : 1;
-  plan.paired = cost::ServingStepModel::paired(s, tokens);
+  plan.paired = it.overlapped;
   plan.decode = s.workload.phase == ServePhase::Decode;
   plan.paired_rounds = plan.paired ? static_cast<int32_t>(std::max<int64_t>(1, s.model.moe_layers())) : 1;
   return plan;

@@ -131,10 +131,10 @@ reports::Section summary_section(const Scenario& s) {
     par.quantities.push_back({"micro_batches", "micro-batches per step", i(p.micro_batches), "micro-batches"});
   } else {
     // Serving splits an iteration by itself (the training keys above do not apply): two
-    // overlapped micro-batches with parallel.overlap and EP, PP of them with a pipeline.
+    // overlapped micro-batches with parallel.overlap and EP where faster, PP of them with a
+    // pipeline.
     par.quantities.push_back({"micro_batches", "micro-batches per iteration (the scenario's batch)",
-                              i(cost::ServingStepModel::micro_batches(s, cost::micro_batch_tokens(s))),
-                              "micro-batches"});
+                              i(cost::serve_estimate(s).micro_batches), "micro-batches"});
     par.quantities.push_back({"phase", "serving phase", str(to_string(s.workload.phase)), ""});
   }
   par.quantities.push_back({"mode", "workload", str(to_string(s.workload.mode)), ""});

@@ -170,8 +170,20 @@ TEST_CASE("two-micro-batch overlap: parallel.overlap hides the all-to-all behind
   CHECK(full.exposed_a2a_seconds == std::max(0.0, full.a2a_seconds - full.compute_seconds()));
   // Splitting reads the weights twice: the linear time of the halves exceeds the whole's.
   CHECK(full.linear_seconds > none.linear_seconds);
-  // One token cannot be split.
+  // One token cannot be split; a few sequences run whole, since each half would stream the
+  // weights again (the engine's choice: the faster of the two).
   CHECK(ServingStepModel(test::deepseek_serve()).time(decode(1, 100)).micro_batches == 1);
+  const ServingStepModel overlapping(test::deepseek_serve({{"parallel.overlap", "1"}}));
+  const ServingStepModel whole(test::deepseek_serve({{"parallel.overlap", "0"}}));
+  const auto few = overlapping.time(decode(2, 4989));
+  CHECK(few.micro_batches == 1);
+  CHECK_FALSE(few.overlapped);
+  CHECK(few.seconds == whole.time(decode(2, 4989)).seconds);
+  CHECK(full.overlapped);
+  CHECK(full.seconds < whole.time(decode(128, 4989)).seconds);
+  // time_once prices the same choice.
+  CHECK_THAT(ServingStepModel::time_once(test::deepseek_serve({{"parallel.overlap", "1"}}), decode(2, 4989)).seconds,
+             WithinRel(few.seconds, 0.02));
   // A pipeline's micro-batches are on different stages: none hides another's all-to-all.
   const auto pipelined = ServingStepModel(test::deepseek_serve({{"parallel.overlap", "1"},
                                                                 {"parallel.pp", "2"},

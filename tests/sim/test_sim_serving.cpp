@@ -14,12 +14,11 @@
 
 using namespace mhcsim;
 using namespace mhcsim::sim;
-using mhcsim::sim::test::shipped;
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
+using mhcsim::sim::test::shipped;
 
 namespace {
-
 
 // Two micro-batches of attention 1 s, MLP 1 s, dispatch and combine 0.5 s each, interleaved
 // over `rounds` layers on one rank; returns the iteration.
@@ -95,9 +94,8 @@ TEST_CASE("simulate on the shipped serving scenario: forward only, the batch spl
 }
 
 TEST_CASE("simulate on a pipelined serving scenario: the last iteration is the steady state step prices") {
-  const Scenario s = shipped("llama3_70b_gqa.toml", {{"workload.mode", "serve"},
-                                                     {"parallel.pp", "4"},
-                                                     {"workload.batch_seqs", "64"}});
+  const Scenario s =
+      shipped("llama3_70b_gqa.toml", {{"workload.mode", "serve"}, {"parallel.pp", "4"}, {"workload.batch_seqs", "64"}});
   const auto plan = serving_plan(s);
   CHECK_FALSE(plan.paired);
   CHECK(plan.micro_batches == 4);

@@ -303,6 +303,25 @@ TEST_CASE("the report's step breakdown and sweep --simulate use the simulator's 
   CHECK_THAT(point.values[bubble], Catch::Matchers::WithinRel(terms.bubble_seconds / simulated.step_seconds, 1e-9));
 }
 
+// sweep --simulate on a serving point: the simulated iteration (sim/serving.h) in place of
+// `step`'s, the throughput scaled by the same ratio.
+TEST_CASE("sweep --simulate prices a serving point by its simulated iteration") {
+  scenarios::ScenarioTemplate tpl{read(std::string(MHCSIM_SOURCE_DIR) + "/scenarios/deepseek_v3_serve.toml"),
+                                  "deepseek_v3_serve.toml"};
+  const Scenario s = tpl.instantiate({});
+  const Evaluator simulated = simulated_evaluator(), analytic = analytic_evaluator();
+  const Evaluation a = analytic.evaluate(s), b = simulated.evaluate(s);
+  const double iteration = sim::simulate(s).iteration.step_seconds();
+  for (size_t i = 0; i < simulated.metrics.size(); ++i) {
+    const std::string key = simulated.metrics[i].column.key;
+    INFO(key);
+    if (key == "step_time_s") CHECK_THAT(b.values[i], Catch::Matchers::WithinRel(iteration, 1e-12));
+    if (key == "tokens_per_s")
+      CHECK_THAT(b.values[i] * iteration, Catch::Matchers::WithinRel(a.values[i] * a.values[0], 1e-12));
+  }
+  REQUIRE(simulated.metrics[0].column.key == "step_time_s");
+}
+
 // The serving report's load section: the request-level simulator at rates rising past one
 // replica's capacity. Below capacity the output throughput follows the offered rate; past it,
 // the throughput levels off and the p99 time to first token grows with the backlog.

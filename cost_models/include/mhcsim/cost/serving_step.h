@@ -21,7 +21,8 @@
 //             (a2a_time) when prefill tokens are in the batch.
 //   overlap   with parallel.overlap > 0 and EP, the batch runs as two micro-batches whose
 //             all-to-all hides behind the other's compute up to that fraction (DeepSeek's
-//             two-micro-batch overlap; `simulate` places it layer by layer, sim/README.md);
+//             two-micro-batch overlap; `simulate` places it layer by layer, sim/README.md)
+//             where that is faster than one: each half streams the weights again;
 //             with PP, pp micro-batches keep the stages busy, one at a time on each stage, so
 //             nothing hides their all-to-all.
 #include <array>
@@ -53,6 +54,8 @@ BatchShape decode_batch(double seqs, double context_len);
 
 struct IterationTime {
   int64_t micro_batches = 1;
+  bool overlapped = false;          // two micro-batches on the same GPUs, each hiding the other's
+                                    // all-to-all (else pp through a pipeline, or one)
   bool low_latency_a2a = false;     // DeepEP low-latency kernels (decode-only batch)
   double linear_seconds = 0;        // GEMMs incl. FP8 casts and streamed weights
   double memory_bound_seconds = 0;  // norms, RoPE, router, permute / combine, residual or mHC
@@ -112,11 +115,8 @@ class ServingStepModel {
 
   IterationTime time(const BatchShape& b) const;
   double seconds(const BatchShape& b) const { return time(b).seconds; }
-  // How an iteration of `tokens` splits, and whether it takes DeepEP's low-latency kernels:
-  // what `a2a` shows for a serving scenario.
-  static int64_t micro_batches(const Scenario& s, double tokens) { return Split(s).micro_batches(tokens); }
-  // Whether those micro-batches are two overlapped ones on the same GPUs (not a pipeline's).
-  static bool paired(const Scenario& s, double tokens) { return Split(s).paired(tokens); }
+  // Whether a batch takes DeepEP's low-latency kernels: what `a2a` shows for a serving scenario
+  // (how it splits is IterationTime::micro_batches).
   static bool low_latency(const Scenario& s, const BatchShape& b) { return Split(s).low_latency(b); }
 
   int64_t gpus_per_replica() const { return gpus_per_replica_; }
@@ -169,18 +169,20 @@ class ServingStepModel {
     Linear dispatch, combine;
     A2aPhaseSeconds at(double tokens) const { return {dispatch.at(tokens), combine.at(tokens)}; }
   };
-  // How an iteration splits: pp micro-batches through a pipeline; with EP and overlap, two
-  // overlapped ones once there are two tokens to split (DeepSeek's two-micro-batch overlap);
-  // decode-only batches with EP take DeepEP's low-latency kernels and leave every SM to compute.
+  // How an iteration may split: pp micro-batches through a pipeline; with EP and overlap, two
+  // overlapped ones once there are two tokens to split (DeepSeek's two-micro-batch overlap),
+  // taken when faster (time()); decode-only batches with EP take DeepEP's low-latency kernels
+  // and leave every SM to compute.
   struct Split {
     int64_t pp = 1;
     bool ep = false;
     double overlap = 0;
     explicit Split(const Scenario& s);
-    bool paired(double tokens) const { return pp == 1 && ep && overlap > 0 && tokens >= 2; }
-    int64_t micro_batches(double tokens) const { return pp > 1 ? pp : (paired(tokens) ? 2 : 1); }
+    bool can_pair(double tokens) const { return pp == 1 && ep && overlap > 0 && tokens >= 2; }
     bool low_latency(const BatchShape& b) const { return ep && b.prefill_tokens <= 0; }
   };
+  // The batch in `micro_batches` equal parts (pp, 2 overlapped, or 1).
+  IterationTime time_split(const BatchShape& b, int64_t micro_batches) const;
   enum Tables { kNormalSms = 1, kAllSms = 2, kBothTables = 3 };
   // The linear tables at these micro-batch token counts (ascending) only, and only those asked.
   ServingStepModel(const Scenario& s, const std::vector<double>& grid, Tables tables);
