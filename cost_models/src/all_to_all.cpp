@@ -27,6 +27,32 @@ double expected_unique_bins(int64_t items, int64_t bins, int64_t picks) {
   return d(bins) * (1.0 - std::max(0.0, miss));
 }
 
+double gpus_hit_by_whole_groups(int64_t gpus, int64_t groups, int64_t groups_per_gpu, int64_t chosen_groups,
+                                int64_t group_experts, int64_t picks) {
+  check(gpus >= 1 && groups_per_gpu >= 1 && gpus * groups_per_gpu == groups, "parallel.ep",
+        "each GPU must hold the same whole number of expert groups");
+  check(chosen_groups >= 1 && chosen_groups <= groups, "model.moe.max_groups_per_token", "must be in [1, groups]");
+  check(picks >= 0 && picks <= chosen_groups * group_experts, "model.moe.top_k",
+        "must be at most the experts of the groups a token reaches");
+  const auto choose = [](int64_t n, int64_t k) {  // C(n, k) as a double; 0 outside 0 <= k <= n
+    if (k < 0 || k > n) return 0.0;
+    double c = 1;
+    for (int64_t i = 1; i <= k; ++i) c = c * d(n - k + i) / d(i);
+    return c;
+  };
+  // P(a GPU is missed) = sum over k of P(k of its groups are among the chosen: hypergeometric)
+  // x P(none of the picks, drawn from the chosen groups' experts, falls in those k groups).
+  const int64_t pool = chosen_groups * group_experts;
+  double miss = 0;
+  for (int64_t k = 0; k <= std::min(groups_per_gpu, chosen_groups); ++k) {
+    double none_there = 1;
+    for (int64_t i = 0; i < picks; ++i) none_there *= std::max(0.0, d(pool - k * group_experts - i) / d(pool - i));
+    miss += choose(groups_per_gpu, k) * choose(groups - groups_per_gpu, chosen_groups - k) /
+            choose(groups, chosen_groups) * none_there;
+  }
+  return d(gpus) * (1.0 - miss);
+}
+
 double dispatch_bytes_per_selection(int64_t hidden, DType dispatch, int64_t tile) {
   check(hidden >= 1, "model.hidden", "must be >= 1");
   check(tile >= 1, "precision.fp8_tile", "must be >= 1");
@@ -102,11 +128,17 @@ A2aTraffic a2a_traffic_per_token(const Scenario& s) {
   // per GPU, 4 of the 8 GPUs (3.63 expected for top-8, where any GPU gave 5.30).
   const int64_t per_gpu = experts_per_node / gpus_in_node;
   int64_t gpu_reach = t.nodes_limit * gpus_in_node;
+  t.gpus_per_token = -1;
   if (m.expert_groups > 1 && p.redundant_experts == 0) {
     const int64_t group_experts = m.routed_experts / m.expert_groups;
     gpu_reach = std::min(gpu_reach, m.max_groups_per_token * ((group_experts + per_gpu - 1) / per_gpu));
+    // A GPU holding two or more whole groups can receive several of the token's groups, so the
+    // chosen groups cover fewer GPUs than max_groups_per_token (EP 4: 2.93, not 3.61).
+    if (per_gpu > group_experts && per_gpu % group_experts == 0 && t.nodes_limit >= t.ep_nodes)
+      t.gpus_per_token = gpus_hit_by_whole_groups(p.ep, m.expert_groups, per_gpu / group_experts,
+                                                  m.max_groups_per_token, group_experts, m.top_k);
   }
-  t.gpus_per_token = expected_unique_bins(per_gpu * gpu_reach, gpu_reach, m.top_k);
+  if (t.gpus_per_token < 0) t.gpus_per_token = expected_unique_bins(per_gpu * gpu_reach, gpu_reach, m.top_k);
   const double nvlink_copies = t.gpus_per_token * (1.0 - 1.0 / d(gpus_in_node));
   const double disp = dispatch_bytes_per_selection(m.hidden, s.precision.dispatch, s.precision.fp8_tile);
   const double comb = combine_bytes_per_selection(m.hidden, s.precision.combine);

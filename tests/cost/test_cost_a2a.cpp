@@ -47,6 +47,26 @@ double monte_carlo_unique_bins(int64_t items, int64_t bins, int64_t picks, int t
   }
   return sum / trials;
 }
+// The gate's group-limited choice, drawn: `chosen` of `groups` groups (every choice alike), then
+// `picks` distinct experts among theirs; experts in order on GPUs of `per_gpu`.
+double monte_carlo_grouped_gpus(int64_t groups, int64_t group_experts, int64_t chosen, int64_t picks, int64_t per_gpu,
+                                int trials) {
+  std::mt19937_64 rng(777);
+  std::vector<int64_t> order(static_cast<size_t>(groups));
+  double sum = 0;
+  for (int t = 0; t < trials; ++t) {
+    for (int64_t g = 0; g < groups; ++g) order[static_cast<size_t>(g)] = g;
+    std::shuffle(order.begin(), order.end(), rng);
+    std::vector<int64_t> pool;
+    for (int64_t c = 0; c < chosen; ++c)
+      for (int64_t e = 0; e < group_experts; ++e) pool.push_back(order[static_cast<size_t>(c)] * group_experts + e);
+    std::shuffle(pool.begin(), pool.end(), rng);
+    std::set<int64_t> gpus;
+    for (int64_t k = 0; k < picks; ++k) gpus.insert(pool[static_cast<size_t>(k)] / per_gpu);
+    sum += static_cast<double>(gpus.size());
+  }
+  return sum / trials;
+}
 }  // namespace
 
 TEST_CASE("DeepEP payloads: 7,408 B FP8 dispatch per selection, 14,336 B BF16 combine") {
@@ -178,6 +198,14 @@ TEST_CASE("group-limited routing also limits the GPUs a token reaches inside a n
   // EP 64: a group fills a node's 8 GPUs, so the group limit at the node level already gave it.
   CHECK_THAT(gpus(64, 0), WithinRel(expected_unique_bins(128, 32, 8), 1e-12));
   CHECK_THAT(gpus(8, 32), WithinRel(expected_unique_bins(288, 8, 8), 1e-12));
+  // EP 4: a GPU holds two groups, and a token's four groups may share GPUs. Exact:
+  // 4 x (1 - [15/70 + 40/70 x C(96,8)/C(128,8) + 15/70 x C(64,8)/C(128,8)]) = 2.928, not the 3.61
+  // that four GPUs of 64 experts each would give.
+  CHECK_THAT(gpus(4, 0), WithinAbs(2.928, 1e-3));
+  CHECK_THAT(gpus(4, 0), WithinRel(monte_carlo_grouped_gpus(8, 32, 4, 8, 64, 40000), 0.02));
+  // Where a GPU holds one group the same count gives what the EP 8 line above does.
+  CHECK_THAT(gpus_hit_by_whole_groups(8, 8, 1, 4, 32, 8), WithinRel(gpus(8, 0), 1e-12));
+  CHECK_THROWS_WITH(gpus_hit_by_whole_groups(3, 8, 2, 4, 32, 8), Catch::Contains("parallel.ep"));
 }
 
 TEST_CASE("all-to-all rejects dense models and top-k > experts, naming the key") {

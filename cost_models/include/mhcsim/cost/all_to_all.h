@@ -13,6 +13,12 @@ namespace mhcsim::cost {
 // E[distinct bins] when `picks` distinct items are drawn uniformly from `items` items spread
 // evenly over `bins` bins: bins (1 - C(items - items/bins, picks) / C(items, picks)).
 double expected_unique_bins(int64_t items, int64_t bins, int64_t picks);
+// Expected GPUs a token's `picks` experts land on when each of `gpus` GPUs holds
+// `groups_per_gpu` whole groups of `group_experts` experts (in order, no replicas) and the gate
+// picks them among `chosen_groups` of the `groups`, every choice alike (DeepSeek-V3's
+// group-limited routing). SpecError naming the key on impossible counts.
+double gpus_hit_by_whole_groups(int64_t gpus, int64_t groups, int64_t groups_per_gpu, int64_t chosen_groups,
+                                int64_t group_experts, int64_t picks);
 
 // Routed experts of one MoE layer that at least one of `tokens` tokens picks, each token
 // choosing top_k distinct experts uniformly: E (1 - (1 - k/E)^tokens).
