@@ -119,12 +119,10 @@ ParameterReplicas parameter_replicas(const ParallelSpec& p) {
   return {d(p.dp * p.cp), std::max(1.0, d(p.dp * p.tp * p.cp) / d(p.ep))};
 }
 
-namespace {
-// What holding `kept` of a rank's parameters in BF16 adds to them all in `dtype`.
-double bf16_kept_extra_bytes(double kept, DType dtype) {
-  return kept * std::max(0.0, bytes_per_element(DType::BF16) - bytes_per_element(dtype));
+double dense_weight_bytes(const RankParameters& r, DType weights) {
+  return r.dense * bytes_per_element(weights) +
+         r.bf16_kept * std::max(0.0, bytes_per_element(DType::BF16) - bytes_per_element(weights));
 }
-}  // namespace
 
 double weight_bytes_per_gpu(const Scenario& s) {
   // The rank with the most bytes: one holding the embedding or head in BF16 may outweigh one
@@ -132,7 +130,7 @@ double weight_bytes_per_gpu(const Scenario& s) {
   const DType w = s.precision.weights;
   double most = 0;
   for (const auto& params : parameters_per_rank(s))
-    most = std::max(most, params.total() * bytes_per_element(w) + bf16_kept_extra_bytes(params.bf16_kept, w));
+    most = std::max(most, dense_weight_bytes(params, w) + params.experts * bytes_per_element(w));
   return most;
 }
 
@@ -180,9 +178,9 @@ std::vector<MemoryEstimate> training_memory_per_rank(const Scenario& s) {
     MemoryEstimate& e = ranks.emplace_back(base);
     e.pipeline_rank = r;
     e.parameters = params;
-    e.weight_bytes =
-        sharded(3) * bytes_per_element(pr.weights) +
-        bf16_kept_extra_bytes(p.zero_stage >= 3 ? params.bf16_kept / replicas.dense : params.bf16_kept, pr.weights);
+    const bool zero3 = p.zero_stage >= 3;
+    e.weight_bytes = dense_weight_bytes(params, pr.weights) / (zero3 ? replicas.dense : 1.0) +
+                     params.experts * bytes_per_element(pr.weights) / (zero3 ? replicas.experts : 1.0);
     e.grad_bytes = sharded(2) * bytes_per_element(pr.grads);
     e.master_weight_bytes = sharded(1) * bytes_per_element(pr.master_weights);
     e.optimizer_bytes = 2.0 * sharded(1) * bytes_per_element(pr.optimizer_states);

@@ -150,20 +150,22 @@ StepEstimate step_estimate(const Scenario& s) {
   // Each pipeline rank syncs its own parameters; the step waits for the slowest (rank 0's
   // embedding and head reduce over DP, the MoE ranks' experts over the expert-DP ranks).
   const auto replicas = parameter_replicas(p);
-  const auto all_reduce_seconds = [&](const RankParameters& params, DType dtype) {
-    const double bytes = bytes_per_element(dtype);
-    return dp_sync_seconds(s, params.dense * bytes, replicas.dense) +
-           dp_sync_seconds(s, params.experts * bytes, replicas.experts);
+  const auto all_reduce_seconds = [&](double dense_bytes, double expert_bytes) {
+    return dp_sync_seconds(s, dense_bytes, replicas.dense) + dp_sync_seconds(s, expert_bytes, replicas.experts);
   };
   double sync = 0;
   for (const auto& params : parameters_per_rank(s)) {
-    double rank_sync = all_reduce_seconds(params, s.precision.grads);
+    const double grads = bytes_per_element(s.precision.grads);
+    double rank_sync = all_reduce_seconds(params.dense * grads, params.experts * grads);
     // ZeRO-3 keeps 1/DP of the weights, so every micro-batch all-gathers them again before its
     // forward and before its backward: ZeRO (Rajbhandari et al., SC20, sec. 7) counts Psi of
     // parameter all-gather in the forward and Psi in the backward per forward-backward pass. A
-    // ring all-gather moves half an all-reduce's bytes.
+    // ring all-gather moves half an all-reduce's bytes. The weights as held: the embedding and
+    // head in BF16 beside FP8 weights.
     if (p.zero_stage >= 3)
-      rank_sync += 2.0 * d(p.micro_batches) * 0.5 * all_reduce_seconds(params, s.precision.weights);
+      rank_sync += 2.0 * d(p.micro_batches) * 0.5 *
+                   all_reduce_seconds(dense_weight_bytes(params, s.precision.weights),
+                                      params.experts * bytes_per_element(s.precision.weights));
     sync = std::max(sync, rank_sync);
   }
   // Communication hides behind computation, so no more of it than the rank computes (its busy

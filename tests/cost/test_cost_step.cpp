@@ -331,6 +331,14 @@ TEST_CASE(
   };
   CHECK(all(z1).dp_sync_seconds == 0);
   CHECK(all(z3).step_seconds > 1.5 * all(z1).step_seconds);
+  // The weights are gathered as held: beside FP8 weights the embedding and head stay BF16, so a
+  // rank holding them gathers 2 bytes each, as memory counts them; narrower never adds.
+  RankParameters first;
+  first.dense = 10;
+  first.bf16_kept = 4;
+  CHECK(dense_weight_bytes(first, DType::FP8) == 10 + 4);
+  CHECK(dense_weight_bytes(first, DType::BF16) == 20);
+  CHECK(dense_weight_bytes(first, DType::FP32) == 40);
 }
 
 TEST_CASE("the DualPipes' bubble: their slot-level timeline up to 64 ranks and the README formula past it") {

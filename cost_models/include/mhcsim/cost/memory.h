@@ -23,6 +23,8 @@ struct RankParameters {
   double total() const { return dense + experts; }
 };
 RankParameters rank_parameters(const Scenario& s);
+// A rank's dense parameters in `weights`, with the embedding and head in BF16 where that is wider.
+double dense_weight_bytes(const RankParameters& r, DType weights);
 // What each pipeline rank's GPUs hold, rank by rank (after TP and EP).
 std::vector<RankParameters> parameters_per_rank(const Scenario& s);
 
