@@ -45,7 +45,9 @@ void setup_simulate(CLI::App& app) {
       return require_fits(s);
     }
     const auto& sim = run.simulation;
-    reports::print_quantities(std::cout, fmt::format("simulated step: {} ({})", s.name, s.path),
+    const bool serving = s.workload.mode == WorkloadMode::Serve;
+    reports::print_quantities(std::cout,
+                              fmt::format("simulated {}: {} ({})", serving ? "iteration" : "step", s.name, s.path),
                               api::simulate_summary(s, sim));
     api::simulate_ranks(sim).print_text(std::cout);
     const auto v = sim::versus_step(s, sim);

@@ -371,17 +371,21 @@ IterationTime ServingStepModel::time_split(const BatchShape& b, int64_t micro_ba
   const auto a2a = t.low_latency_a2a ? a2a_low_latency_.at(tokens * f) : a2a_normal_.at(tokens * f);
   t.dispatch_seconds = n * a2a.dispatch;
   t.a2a_seconds = t.dispatch_seconds + n * a2a.combine;
-  t.attention_sublayer_seconds = n * linear[3];
+  t.attention_sublayer_seconds = n * (linear[3] + k_assembly);
   // Communication hides behind the other micro-batch's compute up to parallel.overlap of the
   // shorter of the two. One micro-batch has nothing to hide behind, and neither has a
-  // pipeline's: each stage runs one of them at a time. (Training's F&B rule, min(overlap x
-  // a2a, compute), hides more when the all-to-all outlasts the compute; `simulate`, which
-  // places the pieces layer by layer, sides with this one there: SGLang's EP72 decode exposes
-  // 15.2 ms simulated, 14.1 ms here, 11.6 ms by that rule; sim/README.md.)
+  // pipeline's: each stage runs one of them at a time. Where the all-to-all outlasts the
+  // compute, `simulate` (the pieces layer by layer, sim/README.md) exposes more than this in
+  // decode (SGLang's EP72: 15.2 ms against 14.1) and less in prefill (DeepSeek-V3 EP32 at 2
+  // prompts: 762 ms against 916); training's F&B rule, min(overlap x a2a, compute), would
+  // expose 11.6 and 688.
   const double compute = t.compute_seconds();
   t.exposed_a2a_seconds =
       t.overlapped ? t.a2a_seconds - split_.overlap * std::min(compute, t.a2a_seconds) : t.a2a_seconds;
-  t.pp_send_seconds = n * pp_send_.at(tokens * f);
+  // A micro-batch crosses the pp - 1 stage boundaries once per iteration and its next one
+  // starts when it returns (its sampled tokens, a few bytes), so the pp micro-batches cycle in
+  // pp stage times and pp - 1 sends.
+  t.pp_send_seconds = (n - 1) * pp_send_.at(tokens * f);
   t.seconds = compute + t.exposed_a2a_seconds + t.pp_send_seconds;
   return t;
 }

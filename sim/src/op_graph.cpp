@@ -442,9 +442,9 @@ class Builder {
   // A unit's inputs: the previous hop's forward output and the next hop's backward output
   // (through a transfer when they run on another rank), and its own forward before its
   // backward before its W. A forward-only program's units end with their forward (that is
-  // when their activations are released); with feedback, a decode micro-batch starts its
-  // first hop once the same sequences' previous token has left the last hop (the sampled ids
-  // it returns are a few bytes, not priced).
+  // when their activations are released); with feedback, a micro-batch starts its first hop
+  // once the same slot's previous one has left the last hop (the sampled ids it returns are a
+  // few bytes, not priced).
   void connect_units() {
     const Layout& l = prog_.layout;
     for (int32_t mb = 0; mb < l.micro_batches; ++mb) {

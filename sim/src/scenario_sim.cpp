@@ -41,11 +41,10 @@ int64_t estimated_ops(const Scenario& scenario) {
 void check_op_budget(const Scenario& scenario, int64_t max_ops, const char* flag) {
   if (scenario.workload.mode != WorkloadMode::Serve)
     return check_op_budget(schedule_spec_from(scenario.parallel), max_ops, flag);
-  const int64_t ops = estimated_ops(scenario);
-  if (ops > max_ops)
-    throw InputError("parallel.pp", fmt::format("{} stages make about {} simulated ops, more than {} allows "
-                                                "({}; expected fewer stages or a larger {})",
-                                                scenario.parallel.pp, ops, flag, max_ops, flag));
+  const auto plan = serving_plan(scenario);
+  if (estimated_ops(plan) > max_ops)
+    throw InputError("parallel.pp", fmt::format("{}, more than {} allows ({}; expected a larger {})",
+                                                describe_ops(plan), flag, max_ops, flag));
 }
 
 }  // namespace mhcsim::sim

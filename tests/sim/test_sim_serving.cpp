@@ -28,7 +28,7 @@ double paired_iteration(int32_t rounds, double overlap) {
   p.dispatch_seconds = p.combine_seconds = 0.5;
   p.a2a_overlap = overlap;
   p.paired_rounds = rounds;
-  const Program prog = schedules::forward_program(1, 2, 1, true, true);
+  const Program prog = schedules::forward_program(1, 2, 1, true);
   const OpGraph g = build_op_graph(prog, p);
   return summarize(g, run(g)).step_seconds;
 }
@@ -42,7 +42,7 @@ bool has_backward(const OpGraph& g) {
 }  // namespace
 
 TEST_CASE("forward_program: every micro-batch of every iteration once per stage, in order, paired in twos") {
-  const Program pipe = schedules::forward_program(4, 4, 3, false, true);
+  const Program pipe = schedules::forward_program(4, 4, 3, false);
   CHECK(pipe.forward_only);
   CHECK(pipe.feedback == 4);
   CHECK(pipe.layout.micro_batches == 12);
@@ -55,11 +55,12 @@ TEST_CASE("forward_program: every micro-batch of every iteration once per stage,
       CHECK(slot.hop == r);
     }
   }
-  const Program pair = schedules::forward_program(1, 2, 1, true, false);
-  REQUIRE(pair.slots.size() == 1);
-  CHECK(pair.slots[0].kind == SlotKind::ForwardForward);
-  CHECK(pair.feedback == 0);
-  CHECK_THROWS(schedules::forward_program(2, 2, 1, true, true));  // pairs are one rank's
+  const Program pair = schedules::forward_program(1, 2, 3, true);
+  REQUIRE(pair.slots.size() == 3);
+  for (const auto& slot : pair.slots) CHECK(slot.kind == SlotKind::ForwardForward);
+  CHECK(pair.slots[2].mb == 4);
+  CHECK(pair.slots[2].mb2 == 5);
+  CHECK_THROWS(schedules::forward_program(2, 2, 1, true));  // pairs are one rank's
 }
 
 TEST_CASE("Two overlapped forwards: each all-to-all hides behind the other's compute, layer by layer") {
@@ -88,8 +89,10 @@ TEST_CASE("simulate on the shipped serving scenario: forward only, the batch spl
   const auto v = versus_step(s, sim);
   CHECK(v.within_bounds());
   CHECK_THAT(v.simulated().step_seconds(), WithinRel(cost::serve_estimate(s).step_seconds, kStepTolerance));
-  // Without overlap every all-to-all is exposed, on both sides alike.
+  // Without overlap the batch runs whole (nothing to hide), on both sides alike.
   const Scenario none = shipped("deepseek_v3_serve.toml", {{"parallel.overlap", "0"}});
+  CHECK_FALSE(serving_plan(none).paired);
+  CHECK(serving_plan(none).micro_batches == 1);
   CHECK_THAT(simulate(none).iteration.step_seconds(), WithinRel(cost::serve_estimate(none).step_seconds, 1e-9));
 }
 
@@ -108,14 +111,35 @@ TEST_CASE("simulate on a pipelined serving scenario: the last iteration is the s
   CHECK(sim.stats.step_seconds > kPipelinedIterations * sim.iteration.step_seconds() * 1.05);
 }
 
+TEST_CASE("simulate on a pipelined prefill: the micro-batches cycle through the stages as step prices them") {
+  // Each micro-batch's next iteration starts when it leaves the last stage: an iteration is pp
+  // stage times and pp - 1 sends. The ranks wait for the micro-batch in transit, which `step`
+  // counts as exposed sends and the timeline as bubble: only the iteration is compared.
+  const Scenario s = shipped(
+      "llama3_70b_gqa.toml",
+      {{"workload.mode", "serve"}, {"workload.phase", "prefill"}, {"parallel.pp", "4"}, {"workload.batch_seqs", "4"}});
+  const Simulation sim = simulate(s);
+  const double step = cost::serve_estimate(s).step_seconds;
+  CHECK_THAT(sim.iteration.step_seconds(), WithinRel(step, 0.005));
+  const auto v = versus_step(s, sim);
+  CHECK(v.within_bounds());
+  // The pacing rank is the one idling least in the last iteration, whatever the span says.
+  CHECK(sim.iteration.bubble_seconds <= sim.stats.ranks.back().terms().bubble_seconds);
+  CHECK(sim.iteration.compute_seconds <= analytic_serving_terms(s).compute_seconds * (1 + 1e-12));
+}
+
 TEST_CASE("simulate on a serving scenario: the op budget counts its own program and names parallel.pp") {
   const Scenario s = shipped("deepseek_v3_serve.toml");
-  CHECK(estimated_ops(s) == estimated_ops(serving_plan(s)));
+  const auto plan = serving_plan(s);
+  // An upper bound on what the run creates: 12 ops per round of the pair, no slack beyond it.
+  CHECK(estimated_ops(plan) >= simulate(s).stats.ops);
+  CHECK(estimated_ops(plan) == int64_t{12} * plan.paired_rounds);
   CHECK_THROWS_AS(check_op_budget(s, 10), InputError);
   CHECK_NOTHROW(check_op_budget(s, kDefaultMaxSimOps));
   try {
     check_op_budget(s, 10);
   } catch (const InputError& e) {
     CHECK(std::string(e.what()).find("parallel.pp") != std::string::npos);
+    CHECK(std::string(e.what()).find("interleaved over 58 MoE layers") != std::string::npos);
   }
 }

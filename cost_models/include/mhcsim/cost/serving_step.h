@@ -64,9 +64,9 @@ struct IterationTime {
   double head_seconds = 0;          // LM head on the sampled rows
   double a2a_seconds = 0;           // EP dispatch + combine, all micro-batches
   double dispatch_seconds = 0;      // of which dispatch
-  // Of linear + memory-bound + TP, what the attention sublayers run (their projections, norms
-  // and all-reduces: layer_ops' Sublayer::Attention), before each MoE layer's dispatch; the
-  // simulator places the two micro-batches' pieces by it (sim/serving_program.h).
+  // Of linear + memory-bound + TP, what the attention sublayers run (their projections, norms,
+  // all-reduces and MLA's key assembly: layer_ops' Sublayer::Attention), before each MoE
+  // layer's dispatch; the simulator places the two micro-batches' pieces by it (sim/serving.h).
   double attention_sublayer_seconds = 0;
   double exposed_a2a_seconds = 0;  // what the other micro-batch's compute does not hide
   double pp_send_seconds = 0;

@@ -84,8 +84,8 @@ struct Program {
   std::vector<int32_t> action_begin;
   std::vector<Action> actions;
   bool forward_only = false;  // forward_program: no backward follows a forward
-  // forward_program for decode: micro-batch mb's first hop waits for the last hop of micro-batch
-  // mb - feedback (the same sequences' previous token); 0 = independent micro-batches.
+  // forward_program: micro-batch mb's first hop waits for the last hop of micro-batch
+  // mb - feedback (the same slot's previous batch); 0 = independent micro-batches.
   int32_t feedback = 0;
 
   bool explicit_comm() const { return !actions.empty(); }
@@ -95,9 +95,11 @@ Program generate_program(const ScheduleSpec& spec);  // validates first
 
 // A serving iteration's program: forward passes only, `iterations` x `micro_batches` of them
 // through `ranks` pipeline stages, each rank taking them in order; `paired` (one rank, an even
-// number of micro-batches) overlaps them two by two in ForwardForward slots. With `decode`, a
-// micro-batch of the next iteration waits for the same one of this iteration (feedback).
-Program forward_program(int32_t ranks, int32_t micro_batches, int32_t iterations, bool paired, bool decode);
+// number of micro-batches) overlaps them two by two in ForwardForward slots. A micro-batch of
+// the next iteration waits for the same one of this iteration to leave the last stage
+// (feedback): a decode batch's next token needs its last, and a pipelined engine forms a
+// micro-batch slot's next batch when its previous one returns (vLLM's virtual engines).
+Program forward_program(int32_t ranks, int32_t micro_batches, int32_t iterations, bool paired);
 
 // Forwards rank r runs before its first backward in 1F1B, ZB-H1 and interleaved 1F1B (Megatron's
 // num_warmup_microbatches, counted in chunk visits); combined 1F1B moves one more forward into

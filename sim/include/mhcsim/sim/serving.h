@@ -6,6 +6,7 @@
 // `step` price the same work, and the simulator shows what the formula assumes: how much of the
 // all-to-all the other micro-batch hides, and the pipeline's steady state.
 #include <cstdint>
+#include <string>
 
 #include "mhcsim/sim/simulate.h"
 #include "mhcsim/specs.h"
@@ -13,8 +14,8 @@
 namespace mhcsim::sim {
 
 // A pipeline reaches its steady state after its first iteration; the last of these runs in it
-// (decode: each micro-batch's next token waits for its previous one, so the pp micro-batches
-// cycle through the stages). One stage has no fill: one iteration is every iteration.
+// (each micro-batch's next iteration waits for its previous one, so the pp micro-batches cycle
+// through the stages). One stage has no fill: one iteration is every iteration.
 inline constexpr int32_t kPipelinedIterations = 4;
 
 struct ServingPlan {
@@ -22,11 +23,12 @@ struct ServingPlan {
   int32_t micro_batches = 1;  // per iteration
   int32_t iterations = 1;
   bool paired = false;        // two micro-batches overlapped on the same GPUs
-  bool decode = true;         // workload.phase
   int32_t paired_rounds = 1;  // the pair interleaves once per MoE layer (prices.h)
 };
 ServingPlan serving_plan(const Scenario& s);
+// Ops simulate_serving creates, about (an upper bound), and the sentence errors give for them.
 int64_t estimated_ops(const ServingPlan& plan);
+std::string describe_ops(const ServingPlan& plan);
 
 // Per micro-batch: attention = the attention core and the attention sublayers' projections,
 // norms and TP collectives; MLP = the rest of the layers' compute (FFN or experts, router,

@@ -16,7 +16,8 @@ struct Simulation {
   Timeline timeline;
   StepStats stats;  // over the whole timeline
   // Serving (forward_program): the iterations simulated, and the last one's terms on the pacing
-  // rank, the steady state `step` prices (serving.h). 0 and unset for a training step.
+  // rank, the steady state `step` prices (serving.h); stats.pacing_rank is then the rank with
+  // the least bubble in that iteration. 0 and unset for a training step.
   int32_t iterations = 0;
   StepTerms iteration;
 };

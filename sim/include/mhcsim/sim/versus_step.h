@@ -34,11 +34,12 @@ struct VersusRow {
 struct VersusStep {
   StepTerms analytic;
   std::vector<VersusRow> rows;  // one per Refinement, the full model last
+  bool serving = false;         // a serving iteration: one row, the simulated last iteration
 
   const StepTerms& simulated() const { return rows.back().terms; }
   double step_ratio() const;    // simulated / analytic
   double bubble_ratio() const;  // 1 when both are 0
-  bool within_bounds() const;
+  bool within_bounds() const;   // serving: the step alone
 };
 
 // Prices as the analytic model assumes them, with the refinements up to `upto` switched on.
