@@ -35,10 +35,7 @@ StepTerms minus(const StepTerms& a, const StepTerms& b) {
           grew(a.grad_sync_seconds, b.grad_sync_seconds), grew(a.bubble_seconds, b.bubble_seconds)};
 }
 
-}  // namespace
-
-ServingPlan serving_plan(const Scenario& s) {
-  const auto it = iteration_time(s);  // checks the scenario
+ServingPlan plan_from(const Scenario& s, const cost::IterationTime& it) {
   ServingPlan plan;
   plan.ranks = static_cast<int32_t>(s.parallel.pp);
   plan.micro_batches = static_cast<int32_t>(it.micro_batches);
@@ -47,6 +44,27 @@ ServingPlan serving_plan(const Scenario& s) {
   plan.paired_rounds = plan.paired ? static_cast<int32_t>(std::max<int64_t>(1, s.model.moe_layers())) : 1;
   return plan;
 }
+
+StagePrices prices_from(const Scenario& s, const cost::IterationTime& it, int32_t paired_rounds) {
+  const double n = static_cast<double>(it.micro_batches);
+  const double attention = it.attention_seconds + it.attention_sublayer_seconds;
+  PhasePrices p;
+  p.attn_forward_seconds = attention / n;
+  p.mlp_forward_seconds = (it.compute_seconds() - attention - it.head_seconds) / n;
+  p.dispatch_seconds = it.dispatch_seconds / n;
+  p.combine_seconds = (it.a2a_seconds - it.dispatch_seconds) / n;
+  p.a2a_overlap = s.parallel.overlap;
+  // One send per stage boundary and micro-batch (the iteration has n - 1 per micro-batch slot).
+  p.pp_send_seconds = n > 1 ? it.pp_send_seconds / (n - 1) : 0.0;
+  p.paired_rounds = paired_rounds;
+  PhasePrices last = p;
+  last.mlp_forward_seconds += it.head_seconds / n;
+  return {p, last, 0.0};
+}
+
+}  // namespace
+
+ServingPlan serving_plan(const Scenario& s) { return plan_from(s, iteration_time(s)); }
 
 int64_t estimated_ops(const ServingPlan& plan) {
   // A pair's round is two forwards of attention, dispatch, MLP, combine and the two all-to-alls'
@@ -67,29 +85,18 @@ std::string describe_ops(const ServingPlan& plan) {
 
 StagePrices serving_stage_prices(const Scenario& s) {
   const auto it = iteration_time(s);
-  const double n = static_cast<double>(it.micro_batches);
-  const double attention = it.attention_seconds + it.attention_sublayer_seconds;
-  PhasePrices p;
-  p.attn_forward_seconds = attention / n;
-  p.mlp_forward_seconds = (it.compute_seconds() - attention - it.head_seconds) / n;
-  p.dispatch_seconds = it.dispatch_seconds / n;
-  p.combine_seconds = (it.a2a_seconds - it.dispatch_seconds) / n;
-  p.a2a_overlap = s.parallel.overlap;
-  // One send per stage boundary and micro-batch (the iteration has n - 1 per micro-batch slot).
-  p.pp_send_seconds = n > 1 ? it.pp_send_seconds / (n - 1) : 0.0;
-  p.paired_rounds = serving_plan(s).paired_rounds;
-  PhasePrices last = p;
-  last.mlp_forward_seconds += it.head_seconds / n;
-  return {p, last, 0.0};
+  return prices_from(s, it, plan_from(s, it).paired_rounds);
 }
 
 Simulation simulate_serving(const Scenario& s) {
-  const ServingPlan plan = serving_plan(s);
+  // The iteration model is asked once; the plan and the prices both read it.
+  const auto it = iteration_time(s);
+  const ServingPlan plan = plan_from(s, it);
   if (estimated_ops(plan) > kMaxSimOps)
     throw SpecError("parallel.pp",
                     fmt::format("{}, more than the simulator's 32-bit op ids allow (expected at most {})",
                                 describe_ops(plan), kMaxSimOps));
-  const StagePrices prices = serving_stage_prices(s);
+  const StagePrices prices = prices_from(s, it, plan.paired_rounds);
   Simulation sim = run_iterations(plan, prices, plan.iterations);
   if (plan.iterations == 1) {
     sim.iteration = sim.stats.terms();
